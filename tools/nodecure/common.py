@@ -1,0 +1,101 @@
+"""Shared paths, settings and helpers of nodecure's build scripts."""
+
+import hashlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+BUILD = ROOT / 'build'
+CACHE = Path(os.environ.get('NODECURE_CACHE',
+                            Path.home() / '.cache' / 'nodecure'))
+
+# The patch queue: patches/<layer>/.patches lists each layer's patches in
+# order; the layers apply in this order. The baseline tree gets only the
+# layers that make upstream build here, none of nodecure's features.
+LAYERS = ['build', 'v8', 'uv', 'node']
+BASELINE_LAYERS = ['build']
+TAG_UPSTREAM = 'nodecure/upstream'
+TAG_BASE = 'nodecure/baseline'
+
+# Our new files, copied into build/node (never replacing an upstream file).
+OVERLAY_DIRS = ['deps', 'src', 'lib', 'test', 'doc', 'benchmark', 'typings']
+
+# One compiler for every build (baseline and patched alike), through ccache.
+CC = os.environ.get('NODECURE_CC', 'ccache clang-19')
+CXX = os.environ.get('NODECURE_CXX', 'ccache clang++-19')
+
+
+def jobs():
+  return int(os.environ.get('JOBS', os.cpu_count() or 2))
+
+
+def build_env():
+  """The environment of every compile: the same in any clone, so a fresh
+  checkout elsewhere hits the ccache that an earlier build warmed."""
+  env = dict(os.environ)
+  env.update({
+      'CC': CC, 'CXX': CXX, 'CC_host': CC, 'CXX_host': CXX,
+      'CCACHE_BASEDIR': str(ROOT),
+      'CCACHE_NOHASHDIR': '1',
+      'CCACHE_SLOPPINESS': 'include_file_mtime,include_file_ctime',
+  })
+  env.setdefault('CCACHE_MAXSIZE', '25G')
+  return env
+
+
+def log(msg):
+  print('nodecure: ' + msg, flush=True)
+
+
+def die(msg):
+  print('nodecure: error: ' + msg, file=sys.stderr, flush=True)
+  sys.exit(1)
+
+
+def run(cmd, cwd=None, env=None, capture=False, quiet=False, check=True):
+  """Run a command; on failure show what it printed and stop."""
+  if capture or quiet:
+    r = subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True)
+  else:
+    r = subprocess.run(cmd, cwd=cwd, env=env)
+  if check and r.returncode:
+    if r.stdout:
+      sys.stderr.write(r.stdout[-20000:])
+    die('command failed (exit %d): %s' % (r.returncode, ' '.join(map(str, cmd))))
+  return r.stdout if capture else r
+
+
+def series(layer_dir):
+  """The patches of one layer, in the order its .patches file gives."""
+  order = layer_dir / '.patches'
+  if not order.exists():
+    return []
+  out = []
+  for line in order.read_text().splitlines():
+    line = line.strip()
+    if line and not line.startswith('#'):
+      p = layer_dir / line
+      if not p.exists():
+        die('%s lists %s, which does not exist' % (order, line))
+      out.append(p)
+  return out
+
+
+def patches_digest(dirs):
+  h = hashlib.sha256()
+  for d in dirs:
+    for p in series(d):
+      h.update(p.name.encode())
+      h.update(p.read_bytes())
+  return h.hexdigest()[:16]
+
+
+def tree_key():
+  """Identifies the upstream inputs and the patch queue of build/node."""
+  h = hashlib.sha256()
+  h.update((ROOT / 'tools' / 'nodecure' / 'inputs.py').read_bytes())
+  h.update(patches_digest([ROOT / 'patches' / l for l in LAYERS]).encode())
+  return h.hexdigest()[:16]

@@ -1,0 +1,606 @@
+#!/usr/bin/env python3
+"""nodecure's ./configure.
+
+Fetches every upstream input by package name, version and sha256 (Debian's
+archive through apt, npm through `npm pack`), keeps them in a download cache
+outside the checkout, builds the C dependencies Debian's Node source leaves
+out, unpacks Node into build/node as a git repository (first commit: pristine
+upstream; later commits: our patches), overlays our new files, and runs
+upstream's configure.py with our flags. `--baseline` prepares build/baseline,
+the same tree and flags without our feature patches, for A/B measurements.
+"""
+
+import argparse
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import inputs  # noqa: E402
+import common  # noqa: E402
+from common import ROOT, BUILD, CACHE, die, log, run  # noqa: E402
+
+DEPS = BUILD / 'deps'
+
+
+# ---------------------------------------------------------------------------
+# Host checks
+
+def check_host():
+  missing = set()
+  for tool, pkg in inputs.HOST_PACKAGES.items():
+    if shutil.which(tool) is None:
+      missing.add(pkg)
+  for header, pkg in inputs.HOST_HEADERS.items():
+    if not Path('/usr/include', header).exists() and \
+       not list(Path('/usr/include').glob('*/' + header)):
+      missing.add(pkg)
+  if missing:
+    die('missing build dependencies. Install them with:\n'
+        '  apt-get install -y ' + ' '.join(sorted(missing)) +
+        '\n(or run tools/nodecure/setup-debian.sh, which does it for you)')
+
+
+# ---------------------------------------------------------------------------
+# Fetching
+
+def sha256(path):
+  h = hashlib.sha256()
+  with open(path, 'rb') as f:
+    for chunk in iter(lambda: f.read(1 << 20), b''):
+      h.update(chunk)
+  return h.hexdigest()
+
+
+def verified(path, digest):
+  return path.exists() and sha256(path) == digest
+
+
+def host_debian_uri():
+  """The archive URI the host's own apt sources use for Debian itself."""
+  candidates = []
+  paths = [Path('/etc/apt/sources.list')] + \
+      sorted(Path('/etc/apt/sources.list.d').glob('*'))
+  for p in paths:
+    if not p.is_file() or not (p.suffix in ('.list', '.sources') or
+                               p.name == 'sources.list'):
+      continue
+    text = p.read_text(errors='replace')
+    if p.suffix == '.sources':
+      for stanza in re.split(r'\n\s*\n', text):
+        fields = {}
+        for line in stanza.splitlines():
+          if line.startswith('#') or ':' not in line:
+            continue
+          k, v = line.split(':', 1)
+          fields[k.strip().lower()] = v.split()
+        if 'enabled' in fields and fields['enabled'] == ['no']:
+          continue
+        suites = fields.get('suites', [])
+        if any(s in ('bookworm', 'trixie', 'sid', 'stable', 'unstable')
+               for s in suites):
+          candidates += fields.get('uris', [])
+    else:
+      for line in text.splitlines():
+        m = re.match(r'\s*deb(?:-src)?\s+(?:\[[^\]]*\]\s+)?(\S+)\s+(\S+)', line)
+        if m and m.group(2) in ('bookworm', 'trixie', 'sid', 'stable',
+                                'unstable'):
+          candidates.append(m.group(1))
+  if not candidates:
+    die('cannot find a Debian archive in the host\'s apt sources '
+        '(/etc/apt/sources.list{,.d}); add one, or pre-seed the download '
+        'cache %s (see README.md)' % CACHE)
+  return candidates[0].rstrip('/')
+
+
+class Apt:
+  """apt with a private source list and lists dir; the host's apt config
+  (proxies, mirrors) is honoured, its sources are not changed."""
+
+  def __init__(self):
+    self.dir = CACHE / 'apt'
+    self.lists = self.dir / 'lists'
+    self.sources = self.dir / 'sources.list'
+    self.ready = False
+
+  def opts(self):
+    return ['-o', 'Dir::Etc::SourceList=%s' % self.sources,
+            '-o', 'Dir::Etc::SourceParts=-',
+            '-o', 'Dir::State::Lists=%s' % self.lists,
+            '-o', 'APT::Sandbox::User=root']
+
+  def update(self):
+    if self.ready:
+      return
+    uri = host_debian_uri()
+    (self.lists / 'partial').mkdir(parents=True, exist_ok=True)
+    self.sources.write_text(''.join(
+        'deb-src %s %s main\n' % (uri, s) for s in ('trixie', 'sid')))
+    log('apt: updating the source index of trixie and sid')
+    run(['apt-get', '-qq'] + self.opts() + ['update'])
+    self.ready = True
+
+  def uris(self, package, version):
+    out = subprocess.run(
+        ['apt-get', '-qq'] + self.opts() +
+        ['source', '--print-uris', '%s=%s' % (package, version)],
+        capture_output=True, text=True)
+    found = {}
+    for line in out.stdout.splitlines():
+      m = re.match(r"'([^']+)'\s+(\S+)\s+\d+\s+SHA256:([0-9a-f]+)", line)
+      if m:
+        found[m.group(2)] = (m.group(1), m.group(3))
+    return found
+
+
+def fetch_debian(apt, name, spec):
+  package = spec.get('package', name)
+  wanted = spec['files']
+  if all(verified(CACHE / f, d) for f, d in wanted.items()):
+    return
+  apt.update()
+  uris = apt.uris(package, spec['version'])
+  for fname, digest in wanted.items():
+    dest = CACHE / fname
+    if verified(dest, digest):
+      continue
+    if fname not in uris:
+      die('Debian source package %s=%s (%s) does not list %s.\n'
+          'Place %s (sha256 %s) in %s by hand and run ./configure again.' %
+          (package, spec['version'], spec['suite'], fname, fname, digest,
+           CACHE))
+    uri, index_digest = uris[fname]
+    log('fetch: %s %s: %s' % (package, spec['version'], fname))
+    tmp = dest.with_suffix(dest.suffix + '.part')
+    try:
+      with urllib.request.urlopen(uri, timeout=120) as r, open(tmp, 'wb') as f:
+        shutil.copyfileobj(r, f)
+    except OSError as e:
+      die('download of %s (Debian source %s=%s) failed: %s\n'
+          'Place the file (sha256 %s) in %s by hand and run ./configure '
+          'again.' % (fname, package, spec['version'], e, digest, CACHE))
+    got = sha256(tmp)
+    if got != digest:
+      tmp.unlink()
+      die('checksum mismatch for %s (Debian source %s=%s): expected %s, got '
+          '%s' % (fname, package, spec['version'], digest, got))
+    tmp.rename(dest)
+
+
+def npm_file(name, version):
+  return '%s-%s.tgz' % (name.lstrip('@').replace('/', '-'), version)
+
+
+def fetch_npm(name, version, digest):
+  dest = CACHE / npm_file(name, version)
+  if verified(dest, digest):
+    return dest
+  log('fetch: npm %s@%s' % (name, version))
+  with tempfile.TemporaryDirectory() as tmp:
+    r = subprocess.run(['npm', 'pack', '--silent', '--pack-destination', tmp,
+                        '%s@%s' % (name, version)],
+                       capture_output=True, text=True)
+    files = list(Path(tmp).glob('*.tgz'))
+    if r.returncode or len(files) != 1:
+      die('npm pack %s@%s failed:\n%s\nPlace %s (sha256 %s) in %s by hand '
+          'and run ./configure again.' % (name, version, r.stderr.strip(),
+                                          dest.name, digest, CACHE))
+    got = sha256(files[0])
+    if got != digest:
+      die('checksum mismatch for npm %s@%s: expected %s, got %s' %
+          (name, version, digest, got))
+    shutil.move(str(files[0]), dest)
+  return dest
+
+
+def fetch_all():
+  CACHE.mkdir(parents=True, exist_ok=True)
+  apt = Apt()
+  for name, spec in inputs.DEBIAN.items():
+    fetch_debian(apt, name, spec)
+  for name, (version, digest) in inputs.NPM.items():
+    fetch_npm(name, version, digest)
+
+
+def cached(fname):
+  return CACHE / fname
+
+
+def npm_tgz(name):
+  version, _ = inputs.NPM[name]
+  return cached(npm_file(name, version))
+
+
+# ---------------------------------------------------------------------------
+# C dependencies the Debian source leaves out: static PIC libraries
+
+def unpack(archive, dest, strip=1):
+  dest.mkdir(parents=True, exist_ok=True)
+  run(['tar', '-xf', str(archive), '-C', str(dest),
+       '--strip-components=%d' % strip])
+
+
+def stamp_ok(d, key):
+  s = d / '.nodecure-stamp'
+  return s.exists() and s.read_text() == key
+
+
+def write_stamp(d, key):
+  (d / '.nodecure-stamp').write_text(key)
+
+
+def cmake_static(src, prefix, options):
+  bld = src / '_build'
+  env = dict(os.environ, CC=common.CC, CXX=common.CXX)
+  run(['cmake', '-S', str(src), '-B', str(bld), '-DCMAKE_BUILD_TYPE=Release',
+       '-DCMAKE_INSTALL_PREFIX=%s' % prefix, '-DCMAKE_INSTALL_LIBDIR=lib',
+       '-DBUILD_SHARED_LIBS=OFF', '-DCMAKE_POSITION_INDEPENDENT_CODE=ON'] +
+      options, env=env, quiet=True)
+  run(['cmake', '--build', str(bld), '-j%d' % common.jobs()], env=env,
+      quiet=True)
+  run(['cmake', '--install', str(bld)], env=env, quiet=True)
+
+
+def apply_debian_series(src, debian_tar):
+  """Apply a Debian source package's quilt series (security fixes)."""
+  with tempfile.TemporaryDirectory() as tmp:
+    run(['tar', '-xf', str(debian_tar), '-C', tmp])
+    series = Path(tmp, 'debian', 'patches', 'series')
+    if not series.exists():
+      return
+    for line in series.read_text().splitlines():
+      line = line.split('#', 1)[0].strip()
+      if line:
+        run(['patch', '-s', '-p1', '-d', str(src), '-i',
+             str(Path(tmp, 'debian', 'patches', line.split()[0]))])
+
+
+def build_cares():
+  d = DEPS / 'cares'
+  spec = inputs.DEBIAN['c-ares']
+  key = spec['version']
+  if stamp_ok(d, key):
+    return
+  log('deps: c-ares %s' % key)
+  shutil.rmtree(d, ignore_errors=True)
+  src = d / 'src'
+  unpack(cached('c-ares_1.34.5.orig.tar.gz'), src)
+  apply_debian_series(src, cached('c-ares_1.34.5-1+deb13u1.debian.tar.xz'))
+  cmake_static(src, d, ['-DCARES_STATIC=ON', '-DCARES_SHARED=OFF',
+                        '-DCARES_STATIC_PIC=ON', '-DCARES_BUILD_TOOLS=OFF',
+                        '-DCARES_BUILD_TESTS=OFF'])
+  shutil.rmtree(src)
+  write_stamp(d, key)
+
+
+def build_simdutf():
+  d = DEPS / 'simdutf'
+  key = inputs.DEBIAN['simdutf']['version']
+  if stamp_ok(d, key):
+    return
+  log('deps: simdutf %s' % key)
+  shutil.rmtree(d, ignore_errors=True)
+  src = d / 'src'
+  unpack(cached('simdutf_8.2.0.orig.tar.xz'), src)
+  cmake_static(src, d, ['-DSIMDUTF_TESTS=OFF', '-DSIMDUTF_BENCHMARKS=OFF',
+                        '-DSIMDUTF_TOOLS=OFF', '-DSIMDUTF_ICONV=OFF'])
+  shutil.rmtree(src)
+  write_stamp(d, key)
+
+
+def build_ada():
+  d = DEPS / 'ada'
+  key = inputs.DEBIAN['nodejs-20']['version']
+  if stamp_ok(d, key):
+    return
+  log('deps: ada 2.9.2')
+  shutil.rmtree(d, ignore_errors=True)
+  src = d / 'src'
+  unpack(cached('nodejs_20.19.2+dfsg.orig-ada.tar.xz'), src)
+  cmake_static(src, d, ['-DADA_TESTING=OFF', '-DADA_TOOLS=OFF',
+                        '-DADA_BENCHMARKS=OFF'])
+  shutil.rmtree(src)
+  write_stamp(d, key)
+
+
+def compile_static(name, sources, includes, lib, std):
+  objs = []
+  for s in sources:
+    o = s.with_suffix('.o')
+    cc = common.CXX if s.suffix == '.cpp' else common.CC
+    run(cc.split() + ['-O3', '-fPIC', '-std=' + std] +
+        ['-I%s' % i for i in includes] + ['-c', str(s), '-o', str(o)])
+    objs.append(str(o))
+  lib.parent.mkdir(parents=True, exist_ok=True)
+  run(['ar', 'rcs', str(lib)] + objs)
+
+
+def build_simdjson():
+  d = DEPS / 'simdjson'
+  key = inputs.NPM['@nozbe/simdjson'][0] + ':' + \
+      common.patches_digest([ROOT / 'patches' / 'simdjson'])
+  if stamp_ok(d, key):
+    return
+  log('deps: simdjson %s' % key)
+  shutil.rmtree(d, ignore_errors=True)
+  src = d / 'src'
+  unpack(npm_tgz('@nozbe/simdjson'), src)
+  for p in common.series(ROOT / 'patches' / 'simdjson'):
+    run(['patch', '-s', '-p1', '-d', str(src), '-i', str(p)])
+  (d / 'include').mkdir()
+  shutil.copy(src / 'src' / 'simdjson.h', d / 'include' / 'simdjson.h')
+  compile_static('simdjson', [src / 'src' / 'simdjson.cpp'], [src / 'src'],
+                 d / 'lib' / 'libsimdjson.a', 'c++17')
+  shutil.rmtree(src)
+  write_stamp(d, key)
+
+
+def build_llhttp():
+  """llhttp's C parser is generated from its TypeScript source by llparse,
+  with the exact dev dependencies of its package-lock.json."""
+  d = DEPS / 'llhttp'
+  key = inputs.DEBIAN['llhttp']['version']
+  if stamp_ok(d, key):
+    return
+  log('deps: llhttp %s (generating the C parser with llparse)' % key)
+  shutil.rmtree(d, ignore_errors=True)
+  src = d / 'src'
+  unpack(cached('llhttp_9.3.3~really9.3.0+~cs12.11.8.orig.tar.gz'), src)
+  run(['npm', 'ci', '--ignore-scripts', '--no-audit', '--no-fund',
+       '--loglevel=error'], cwd=src, quiet=True)
+  run(['node', '--import', 'tsx', 'bin/generate.ts'], cwd=src, quiet=True)
+  (d / 'include').mkdir()
+  shutil.copy(src / 'build' / 'llhttp.h', d / 'include' / 'llhttp.h')
+  compile_static('llhttp', [src / 'build' / 'c' / 'llhttp.c',
+                            src / 'src' / 'native' / 'api.c',
+                            src / 'src' / 'native' / 'http.c'],
+                 [src / 'build'], d / 'lib' / 'libllhttp.a', 'c99')
+  shutil.rmtree(src)
+  write_stamp(d, key)
+
+
+def build_icu():
+  d = DEPS / 'icu'
+  key = inputs.DEBIAN['icu']['version']
+  if stamp_ok(d, key):
+    return
+  log('deps: icu %s source' % key)
+  shutil.rmtree(d, ignore_errors=True)
+  unpack(cached('icu_76.1.orig.tar.gz'), d, strip=0)
+  with tempfile.TemporaryDirectory() as tmp:
+    run(['tar', '-xf', str(cached('icu_76.1-4.debian.tar.xz')), '-C', tmp])
+    run(['patch', '-s', '-p1', '-d', str(d / 'icu'), '-i',
+         str(Path(tmp, 'debian', 'patches', 'ICU-22973.patch'))])
+  write_stamp(d, key)
+
+
+def build_deps():
+  DEPS.mkdir(parents=True, exist_ok=True)
+  build_cares()
+  build_simdutf()
+  build_ada()
+  build_simdjson()
+  build_llhttp()
+  build_icu()
+
+
+# ---------------------------------------------------------------------------
+# The Node tree: upstream + bundled inputs, then our patches
+
+def npm_unpack(name, dest):
+  with tempfile.TemporaryDirectory() as tmp:
+    run(['tar', '-xf', str(npm_tgz(name)), '-C', tmp])
+    dest.mkdir(parents=True, exist_ok=True)
+    for item in Path(tmp, 'package').iterdir():
+      shutil.move(str(item), dest / item.name)
+
+
+def bundle(name, tools, args, tree, output, extra_deps=()):
+  """Reproduce upstream's dep_updaters bundling of an npm package."""
+  with tempfile.TemporaryDirectory() as tmp:
+    pkg = Path(tmp, 'pkg')
+    npm_unpack(name, pkg)
+    for dep in extra_deps:
+      npm_unpack(dep, pkg / 'node_modules' / dep)
+    tooldir = Path(tmp, 'tools')
+    tooldir.mkdir()
+    run(['npm', 'install', '--no-save', '--no-audit', '--no-fund',
+         '--loglevel=error', '--prefix', str(tooldir)] + tools, quiet=True)
+    run([str(tooldir / 'node_modules' / '.bin' / 'esbuild')] + args,
+        cwd=pkg, quiet=True)
+    if name == 'undici':
+      run(['node', 'scripts/strip-comments.js'], cwd=pkg, quiet=True)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(pkg / args[args.index('--outfile') + 1], output)
+
+
+def add_bundled_inputs(tree):
+  """What Debian's +dfsg tarball leaves out and Node's build needs."""
+  npm_unpack('acorn', tree / 'deps' / 'acorn' / 'acorn')
+  npm_unpack('acorn-walk', tree / 'deps' / 'acorn' / 'acorn-walk')
+  npm_unpack('cjs-module-lexer', tree / 'deps' / 'cjs-module-lexer')
+  npm_unpack('amaro', tree / 'deps' / 'amaro')
+  bundle('undici', inputs.NPM_TOOLS['undici'],
+         ['index-fetch.js', '--bundle', '--platform=node', '--outfile',
+          'undici-fetch.js', '--define:esbuildDetection=1', '--keep-names'],
+         tree, tree / 'deps' / 'undici' / 'undici.js')
+  bundle('minimatch', inputs.NPM_TOOLS['minimatch'],
+         ['./dist/commonjs/index.js', '--bundle', '--platform=node',
+          '--outfile', 'index.js'],
+         tree, tree / 'deps' / 'minimatch' / 'index.js',
+         extra_deps=['brace-expansion'])
+  with tempfile.TemporaryDirectory() as tmp:
+    run(['tar', '-xf', str(npm_tgz('node-gyp')), '-C', tmp])
+    shutil.copytree(Path(tmp, 'package', 'gyp'), tree / 'tools' / 'gyp')
+  # Only copied into the build with a shared OpenSSL, never read.
+  cnf = tree / 'deps' / 'openssl' / 'nodejs-openssl.cnf'
+  cnf.parent.mkdir(parents=True, exist_ok=True)
+  cnf.write_text('')
+
+
+def git(tree, *args, **kw):
+  return run(['git', '-C', str(tree)] + list(args), **kw)
+
+
+GIT_ENV = {
+    'GIT_AUTHOR_NAME': 'nodecure', 'GIT_AUTHOR_EMAIL': 'nodecure@localhost',
+    'GIT_COMMITTER_NAME': 'nodecure',
+    'GIT_COMMITTER_EMAIL': 'nodecure@localhost',
+    'GIT_AUTHOR_DATE': '2000-01-01T00:00:00Z',
+    'GIT_COMMITTER_DATE': '2000-01-01T00:00:00Z',
+}
+
+
+def create_tree(tree):
+  log('tree: unpacking Node.js %s into %s' % (inputs.NODE_VERSION, tree))
+  shutil.rmtree(tree, ignore_errors=True)
+  unpack(cached('nodejs_22.22.2+dfsg+~cs22.19.15.orig.tar.xz'), tree)
+  add_bundled_inputs(tree)
+  env = dict(os.environ, **GIT_ENV)
+  git(tree, 'init', '-q', '-b', 'nodecure')
+  (tree / '.git' / 'info').mkdir(parents=True, exist_ok=True)
+  # Upstream's .gitignore hides files the tarball ships (deps/, out/ rules);
+  # the first commit must hold the whole pristine tree.
+  git(tree, 'add', '-f', '-A', '.', env=env)
+  git(tree, 'commit', '-q', '--no-verify', '-m',
+      'upstream: Node.js %s (Debian source) and its bundled inputs' %
+      inputs.NODE_VERSION, env=env)
+  git(tree, 'tag', common.TAG_UPSTREAM)
+
+
+def apply_layer(tree, layer):
+  env = dict(os.environ, **GIT_ENV)
+  for p in common.series(ROOT / 'patches' / layer):
+    r = git(tree, 'am', '-q', '--keep-cr', '--committer-date-is-author-date',
+            str(p), env=env, check=False)
+    if r.returncode:
+      git(tree, 'am', '--abort', check=False)
+      die('patch does not apply: patches/%s/%s' % (layer, p.name))
+
+
+def prepare_trees(baseline):
+  tree = BUILD / 'node'
+  key = common.tree_key()
+  state = tree / '.git' / 'nodecure-applied'
+  if (tree / '.git').exists() and state.exists():
+    recorded_key, recorded_head = state.read_text().split()
+    head = git(tree, 'rev-parse', 'HEAD', capture=True).strip()
+    if head != recorded_head:
+      if recorded_key == key:
+        log('tree: build/node has commits of its own; keeping them '
+            '(export them with tools/nodecure/export-patches)')
+        return tree
+      die('build/node has commits that are not in patches/ and the patch '
+          'queue changed.\nExport them first (tools/nodecure/export-patches)'
+          ' or drop them with ./configure --reset.')
+    if recorded_key != key:
+      log('tree: patch queue changed; re-applying it')
+      git(tree, 'reset', '-q', '--hard', common.TAG_UPSTREAM)
+  else:
+    create_tree(tree)
+  for layer in common.LAYERS:
+    apply_layer(tree, layer)
+    if layer == common.BASELINE_LAYERS[-1]:
+      git(tree, 'tag', '-f', common.TAG_BASE, quiet=True)
+  head = git(tree, 'rev-parse', 'HEAD', capture=True).strip()
+  state.write_text('%s %s\n' % (key, head))
+  if baseline:
+    prepare_baseline(tree)
+  return tree
+
+
+def prepare_baseline(tree):
+  base = BUILD / 'baseline'
+  if (base / '.git').exists():
+    git(base, 'checkout', '-q', '--detach', common.TAG_BASE)
+  else:
+    shutil.rmtree(base, ignore_errors=True)
+    git(tree, 'worktree', 'prune')
+    git(tree, 'worktree', 'add', '-q', '--detach', str(base), common.TAG_BASE)
+
+
+def overlay(tree):
+  """Copy our new files (deps/ src/ lib/ test/ doc/ benchmark/) into the
+  tree. They are ours, not upstream's: never an existing upstream file."""
+  exclude = []
+  upstream = set(git(tree, 'ls-files', capture=True).splitlines())
+  for top in common.OVERLAY_DIRS:
+    for src in sorted((ROOT / top).rglob('*')):
+      if not src.is_file():
+        continue
+      rel = src.relative_to(ROOT).as_posix()
+      if rel in upstream:
+        die('%s exists upstream: change it with a patch, not by overlay' % rel)
+      dst = tree / rel
+      exclude.append('/' + rel)
+      if dst.exists() and dst.read_bytes() == src.read_bytes():
+        continue
+      dst.parent.mkdir(parents=True, exist_ok=True)
+      shutil.copy2(src, dst)
+  (tree / '.git' / 'info' / 'exclude').write_text('\n'.join(exclude) + '\n')
+
+
+# ---------------------------------------------------------------------------
+# Upstream's configure
+
+def upstream_configure(tree, extra):
+  flags = [
+      '--without-npm', '--without-corepack',
+      '--shared-openssl', '--shared-zlib', '--shared-brotli',
+      '--shared-nghttp2', '--shared-sqlite', '--shared-zstd',
+      '--with-intl=full-icu', '--with-icu-source=%s' % (DEPS / 'icu' / 'icu'),
+      '--shared-http-parser-libname=llhttp',
+  ]
+  for opt, d in (('cares', 'cares'), ('http-parser', 'llhttp'),
+                 ('simdutf', 'simdutf'), ('ada', 'ada'),
+                 ('simdjson', 'simdjson')):
+    flags += ['--shared-' + opt,
+              '--shared-%s-includes=%s' % (opt, DEPS / d / 'include'),
+              '--shared-%s-libpath=%s' % (opt, DEPS / d / 'lib')]
+  log('configure: %s' % tree.relative_to(ROOT))
+  run([sys.executable, 'configure.py'] + flags + extra, cwd=tree,
+      env=common.build_env(), quiet=True)
+
+
+def main():
+  ap = argparse.ArgumentParser(
+      prog='./configure',
+      description='Prepare the nodecure build (see README.md).')
+  ap.add_argument('--baseline', action='store_true',
+                  help='also prepare build/baseline: the same Node tree and '
+                       'flags without our feature patches (make baseline)')
+  ap.add_argument('--reset', action='store_true',
+                  help='discard build/node (and its unexported commits) and '
+                       'prepare it again from the patch queue')
+  ap.add_argument('--fetch-only', action='store_true',
+                  help='only fill the download cache')
+  ap.add_argument('extra', nargs='*',
+                  help='extra options for upstream configure.py, after --')
+  args = ap.parse_args()
+
+  check_host()
+  fetch_all()
+  if args.fetch_only:
+    return
+  build_deps()
+  if args.reset:
+    shutil.rmtree(BUILD / 'baseline', ignore_errors=True)
+    shutil.rmtree(BUILD / 'node', ignore_errors=True)
+  tree = prepare_trees(args.baseline)
+  overlay(tree)
+  upstream_configure(tree, args.extra)
+  if args.baseline:
+    upstream_configure(BUILD / 'baseline', args.extra)
+  log('ready: run make')
+
+
+if __name__ == '__main__':
+  main()

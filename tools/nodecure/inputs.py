@@ -1,0 +1,92 @@
+"""Every upstream input of the build: package, exact version, file, sha256.
+
+Nothing here names a host: Debian files are found through apt's own index
+(built from the mirror the host's apt sources already use), npm packages
+through the npm client's configured registry.
+"""
+
+NODE_VERSION = '22.22.2'
+
+# Debian source packages. 'files' are the files of the source package we use
+# (the orig tarball alone where that is all we need).
+DEBIAN = {
+    'nodejs': {
+        'suite': 'sid', 'version': '22.22.2+dfsg+~cs22.19.15-3',
+        'files': {
+            'nodejs_22.22.2+dfsg+~cs22.19.15.orig.tar.xz':
+                'f1a6dfca7ffe7f9f42942274adf9f0a12733977a4744a53f41b20836907c449b',
+        },
+    },
+    'nodejs-20': {  # the 'ada' component tarball: exactly the ada 2.9.2 Node 22.22.2 bundles
+        'package': 'nodejs', 'suite': 'trixie', 'version': '20.19.2+dfsg-1+deb13u2',
+        'files': {
+            'nodejs_20.19.2+dfsg.orig-ada.tar.xz':
+                '26deff017c505b316f2498aaf293c896f4ab92b5349b367cf21fe14fa2cbd1e1',
+        },
+    },
+    'icu': {
+        'suite': 'trixie', 'version': '76.1-4',
+        'files': {
+            'icu_76.1.orig.tar.gz':
+                'dfacb46bfe4747410472ce3e1144bf28a102feeaa4e3875bac9b4c6cf30f4f3e',
+            'icu_76.1-4.debian.tar.xz':
+                '5f9ff8b3a8e89a01b52c84bfebd35e7825ac561669d24e5a3d5f25d158e4f412',
+        },
+    },
+    'c-ares': {
+        'suite': 'trixie', 'version': '1.34.5-1+deb13u1',
+        'files': {
+            'c-ares_1.34.5.orig.tar.gz':
+                '7d935790e9af081c25c495fd13c2cfcda4792983418e96358ef6e7320ee06346',
+            'c-ares_1.34.5-1+deb13u1.debian.tar.xz':
+                'f815c2a7bf9dade9e98ac06ecf19de05678d3bd8507e6c0e60e4187320b30be5',
+        },
+    },
+    'llhttp': {
+        'suite': 'sid', 'version': '9.3.3~really9.3.0+~cs12.11.8-4',
+        'files': {
+            'llhttp_9.3.3~really9.3.0+~cs12.11.8.orig.tar.gz':
+                'a9242958af22a424d8be7d499eb97bd2e78c6e3554c8bc01406f00d197b541f4',
+        },
+    },
+    'simdutf': {
+        'suite': 'sid', 'version': '8.2.0-1',
+        'files': {
+            'simdutf_8.2.0.orig.tar.xz':
+                'fd88fe8182a3d706f0dbfb5586f94454977a1131341cf654134dec62c5fa674f',
+        },
+    },
+}
+
+# npm packages, fetched with `npm pack NAME@VERSION`.
+NPM = {
+    'acorn': ('8.15.0', 'e46eae89bd9761f16d1d25563b837b55b4b78f3ece06ee0b9789cb2644f523b3'),
+    'acorn-walk': ('8.3.4', '25762cc0ee4f89fc3eb2946c23ce7c8d4e4fc8492a5f933fba9d19ffcd2d38fb'),
+    'cjs-module-lexer': ('2.2.0', '49039ff119e870d768a1dcf2d64438ac5cd9487b235ade649b4d960b02527ff9'),
+    'amaro': ('1.1.5', 'f664dba513691ca850158d7439ba3d8520a83ad7b9420778b6e57dea1b554c34'),
+    'undici': ('6.24.1', 'e9c2dfa0751da52ebe52b3475f0ee56ed37c0f8b85fabdfaa1eb39aad52b4222'),
+    'minimatch': ('10.2.4', '89d2c40b4596326c5061d95a63a13c5b757f3e03bcad229ab496a66735925529'),
+    'brace-expansion': ('5.0.4', 'b600ebf035952912c2a2f342a15e44764b111251c83598d970ccf3b28e427725'),
+    'node-gyp': ('12.2.0', '8689bbeb45a3219dfeb5b05a08d000d3b2492e12db02d46c81af0bee5c085fec'),
+    '@nozbe/simdjson': ('3.9.4', 'd5c2e068967f1c3061123813d9b6e58ae4b180eb9c8b65b3db9a7f26a2a8a5c1'),
+}
+
+# Build-time JS tools (bundlers), installed with exact versions by npm into
+# the build tree; they only transform the inputs above.
+NPM_TOOLS = {
+    'undici': ['esbuild@0.19.10'],
+    'minimatch': ['esbuild@0.27.7'],
+}
+
+# Debian packages the build needs on the host (bookworm).
+HOST_PACKAGES = {
+    'python3': 'python3', 'make': 'make', 'cmake': 'cmake', 'ccache': 'ccache',
+    'clang-19': 'clang-19', 'clang++-19': 'clang-19', 'pkg-config': 'pkg-config',
+    'xz': 'xz-utils', 'patch': 'patch', 'git': 'git', 'node': 'nodejs', 'npm': 'npm',
+    'apt-get': 'apt',
+}
+HOST_HEADERS = {
+    'openssl/ssl.h': 'libssl-dev', 'zlib.h': 'zlib1g-dev',
+    'brotli/decode.h': 'libbrotli-dev', 'nghttp2/nghttp2.h': 'libnghttp2-dev',
+    'sqlite3.h': 'libsqlite3-dev', 'zstd.h': 'libzstd-dev',
+}
