@@ -419,7 +419,8 @@ def bundle(name, tools, args, tree, output, extra_deps=()):
     if name == 'undici':
       run(['node', 'scripts/strip-comments.js'], cwd=pkg, quiet=True)
     output.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copy(pkg / args[args.index('--outfile') + 1], output)
+    outfile = [a for a in args if a.startswith('--outfile=')][0]
+    shutil.copy(pkg / outfile.split('=', 1)[1], output)
 
 
 def add_bundled_inputs(tree):
@@ -429,14 +430,14 @@ def add_bundled_inputs(tree):
   npm_unpack('cjs-module-lexer', tree / 'deps' / 'cjs-module-lexer')
   npm_unpack('amaro', tree / 'deps' / 'amaro')
   bundle('undici', inputs.NPM_TOOLS['undici'],
-         ['index-fetch.js', '--bundle', '--platform=node', '--outfile',
-          'undici-fetch.js', '--define:esbuildDetection=1', '--keep-names'],
+         ['index-fetch.js', '--bundle', '--platform=node',
+          '--outfile=undici-fetch.js', '--define:esbuildDetection=1', '--keep-names'],
          tree, tree / 'deps' / 'undici' / 'undici.js')
   bundle('minimatch', inputs.NPM_TOOLS['minimatch'],
          ['./dist/commonjs/index.js', '--bundle', '--platform=node',
-          '--outfile', 'index.js'],
+          '--outfile=index.js'],
          tree, tree / 'deps' / 'minimatch' / 'index.js',
-         extra_deps=['brace-expansion'])
+         extra_deps=['brace-expansion', 'balanced-match'])
   with tempfile.TemporaryDirectory() as tmp:
     run(['tar', '-xf', str(npm_tgz('node-gyp')), '-C', tmp])
     shutil.copytree(Path(tmp, 'package', 'gyp'), tree / 'tools' / 'gyp')

@@ -67,6 +67,7 @@ NPM = {
     'undici': ('6.24.1', 'e9c2dfa0751da52ebe52b3475f0ee56ed37c0f8b85fabdfaa1eb39aad52b4222'),
     'minimatch': ('10.2.4', '89d2c40b4596326c5061d95a63a13c5b757f3e03bcad229ab496a66735925529'),
     'brace-expansion': ('5.0.4', 'b600ebf035952912c2a2f342a15e44764b111251c83598d970ccf3b28e427725'),
+    'balanced-match': ('4.0.4', '9025508d9125eee531bbc49ce3ae560183975ad595f058c378bd56af4152fb16'),
     'node-gyp': ('12.2.0', '8689bbeb45a3219dfeb5b05a08d000d3b2492e12db02d46c81af0bee5c085fec'),
     '@nozbe/simdjson': ('3.9.4', 'd5c2e068967f1c3061123813d9b6e58ae4b180eb9c8b65b3db9a7f26a2a8a5c1'),
 }
