@@ -1,0 +1,74 @@
+# nodecure: build Node.js 22.22.2 plus our patch queue (see README.md).
+#
+#   ./configure && make        build ./node (build/node, through ccache)
+#   make test                  our tests: GoogleTest units, JS tests, smoke
+#   make test-upstream         Node's own test/parallel and test/sequential
+#   make baseline              the unpatched twin, ./node-baseline
+#   make export-patches        write build/node's commits back to patches/
+
+PYTHON ?= python3
+JOBS ?= $(shell nproc)
+TREE := build/node
+BASE := build/baseline
+OUTDIR := out/Release
+
+# One compile environment for every clone: ccache keyed relative to the
+# checkout, so a fresh clone elsewhere hits the cache an earlier build warmed.
+export CC := $(or $(NODECURE_CC),ccache clang-19)
+export CXX := $(or $(NODECURE_CXX),ccache clang++-19)
+export CC_host := $(CC)
+export CXX_host := $(CXX)
+export CCACHE_BASEDIR := $(CURDIR)
+export CCACHE_NOHASHDIR := 1
+export CCACHE_SLOPPINESS := include_file_mtime,include_file_ctime
+export CCACHE_MAXSIZE ?= 25G
+
+.PHONY: all node baseline overlay test test-cctest test-js test-smoke \
+        test-upstream export-patches clean distclean
+
+all: node
+
+$(TREE)/config.gypi:
+	@echo "nodecure: build/node is not configured; running ./configure" >&2
+	./configure
+
+# Our new files change often: copy the changed ones into the tree.
+overlay: $(TREE)/config.gypi
+	@$(PYTHON) tools/nodecure/overlay.py
+
+node: overlay
+	$(MAKE) -C $(TREE)/out BUILDTYPE=Release -j$(JOBS) node
+	ln -fs $(TREE)/$(OUTDIR)/node node
+
+$(BASE)/config.gypi:
+	./configure --baseline
+
+baseline: $(BASE)/config.gypi
+	$(MAKE) -C $(BASE)/out BUILDTYPE=Release -j$(JOBS) node
+	ln -fs $(BASE)/$(OUTDIR)/node node-baseline
+
+test: node
+	$(PYTHON) tools/nodecure/test.py
+
+test-cctest: node
+	$(PYTHON) tools/nodecure/test.py cctest
+
+test-js: node
+	$(PYTHON) tools/nodecure/test.py js
+
+test-smoke: node
+	$(PYTHON) tools/nodecure/test.py smoke
+
+test-upstream: node
+	$(PYTHON) tools/nodecure/test_upstream.py
+
+export-patches:
+	$(PYTHON) tools/nodecure/export_patches.py
+
+clean:
+	$(RM) node node-baseline
+	$(RM) -r $(TREE)/out $(BASE)/out build/test
+
+distclean:
+	$(RM) node node-baseline
+	$(RM) -r build
