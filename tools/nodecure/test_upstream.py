@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""make test-upstream: Node's own suites against ./node.
+
+Runs upstream's tools/test.py on test/parallel and test/sequential (or the
+suites given) and compares the failures with test/cure-upstream/
+expected-failures.txt: the failures this environment produces on the
+unpatched baseline build (no network, no IPv6, ...), one per line as
+`suite/test-name  # reason`. Fails on any failure not in that list; lists
+expected failures that now pass so the list can shrink.
+
+  --node PATH    run another binary (e.g. ./node-baseline)
+  --suites ...   default: parallel sequential
+"""
+
+import argparse
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import common  # noqa: E402
+from common import ROOT, BUILD, log  # noqa: E402
+
+EXPECTED = ROOT / 'test' / 'cure-upstream' / 'expected-failures.txt'
+
+
+def expected_failures():
+  out = {}
+  for line in EXPECTED.read_text().splitlines():
+    line = line.strip()
+    if not line or line.startswith('#'):
+      continue
+    name, _, reason = line.partition('#')
+    out[name.strip()] = reason.strip()
+  return out
+
+
+def main():
+  ap = argparse.ArgumentParser(prog='make test-upstream')
+  ap.add_argument('--node', default=str(ROOT / 'node'))
+  ap.add_argument('--suites', nargs='+', default=['parallel', 'sequential'])
+  ap.add_argument('--timeout', default='240',
+                  help='per-test timeout in seconds (tools/test.py -t)')
+  args = ap.parse_args()
+  node = Path(args.node).resolve()
+  if not node.exists():
+    sys.exit('nodecure: %s is missing: run make first' % node)
+  tree = BUILD / 'node'
+  log_file = BUILD / 'test' / 'upstream.tap'
+  log_file.parent.mkdir(parents=True, exist_ok=True)
+  log('test-upstream: %s with %s' % (' '.join(args.suites), node))
+  start = time.time()
+  with open(log_file, 'w') as f:
+    subprocess.run([sys.executable, 'tools/test.py', '-p', 'tap',
+                    '-j%d' % common.jobs(), '-t', args.timeout,
+                    '--shell=%s' % node] + args.suites,
+                   cwd=tree, stdout=f, stderr=subprocess.STDOUT)
+  passed, skipped, failed = [], [], []
+  for line in log_file.read_text(errors='replace').splitlines():
+    m = re.match(r'(not ok|ok) \d+ (\S+)(.*)', line)
+    if not m:
+      continue
+    status, name, rest = m.groups()
+    if '# skip' in rest.lower():
+      skipped.append(name)
+    elif status == 'ok':
+      passed.append(name)
+    else:
+      failed.append(name)
+  expected = expected_failures()
+  unexpected = [t for t in failed if t not in expected]
+  fixed = [t for t in expected if t in passed]
+  for t in unexpected:
+    print('not ok - unexpected failure: %s' % t)
+  for t in fixed:
+    print('# expected to fail but passed (remove it from the list): %s' % t)
+  print('test-upstream: %d tests in %.0f s; %d failed as expected (%s)' %
+        (len(passed) + len(failed) + len(skipped), time.time() - start,
+         len(failed) - len(unexpected), EXPECTED.relative_to(ROOT)))
+  print('upstream: %d passed, %d failed, %d skipped' %
+        (len(passed), len(unexpected), len(skipped)))
+  if not passed and not failed:
+    sys.exit('nodecure: no test ran; see %s' % log_file)
+  sys.exit(1 if unexpected else 0)
+
+
+if __name__ == '__main__':
+  main()
