@@ -3,6 +3,7 @@
 #   ./configure && make        build ./node (build/node, through ccache)
 #   make test                  our tests: GoogleTest units, JS tests, smoke
 #   make test-upstream         Node's own test/parallel and test/sequential
+#   make test-sanitizers       our libuv units under ThreadSanitizer and ASan
 #   make baseline              the unpatched twin, ./node-baseline
 #   make export-patches        write build/node's commits back to patches/
 
@@ -24,7 +25,7 @@ export CCACHE_SLOPPINESS := include_file_mtime,include_file_ctime
 export CCACHE_MAXSIZE ?= 25G
 
 .PHONY: all node baseline overlay test test-cctest test-js test-smoke \
-        test-upstream export-patches clean distclean
+        test-upstream test-sanitizers export-patches clean distclean
 
 all: node
 
@@ -61,6 +62,14 @@ test-smoke: node
 
 test-upstream: node
 	$(PYTHON) tools/nodecure/test_upstream.py
+
+# Our libuv-level GoogleTest units against build/node's (patched) libuv,
+# built with -fsanitize=thread, then -fsanitize=address (with LeakSanitizer).
+test-sanitizers: overlay
+	CC=clang-19 CXX=clang++-19 UV_UNITTESTS_OUT=$(CURDIR)/build/test/uv-tsan JOBS=$(JOBS) \
+	  tools/nodecure/uv_unittests.sh $(TREE)/deps/uv tsan
+	CC=clang-19 CXX=clang++-19 UV_UNITTESTS_OUT=$(CURDIR)/build/test/uv-asan JOBS=$(JOBS) \
+	  tools/nodecure/uv_unittests.sh $(TREE)/deps/uv asan
 
 export-patches:
 	$(PYTHON) tools/nodecure/export_patches.py

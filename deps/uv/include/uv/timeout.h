@@ -1,0 +1,191 @@
+/* Copyright nodecure contributors. All rights reserved.
+ *
+ * Permission is hereby granted, free of charge, to any person obtaining a copy
+ * of this software and associated documentation files (the "Software"), to
+ * deal in the Software without restriction, including without limitation the
+ * rights to use, copy, modify, merge, publish, distribute, sublicense, and/or
+ * sell copies of the Software, and to permit persons to whom the Software is
+ * furnished to do so, subject to the following conditions:
+ *
+ * The above copyright notice and this permission notice shall be included in
+ * all copies or substantial portions of the Software.
+ *
+ * THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
+ * IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
+ * FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
+ * AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER
+ * LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING
+ * FROM, OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS
+ * IN THE SOFTWARE.
+ */
+
+/*
+ * nodecure: timeouts for the threadpool (POSIX only).
+ *
+ * A new header on purpose: uv.h, every struct of it and uv_queue_work() stay
+ * upstream's, so addons built against Node 22's uv.h keep working. The design
+ * and its policies are described in doc/contributing/threadpool-timeouts.md.
+ *
+ * Lifetime rule for every request that completes with UV_ETIMEDOUT or
+ * UV_EABANDONCAP: its work may still be running on an abandoned thread. The
+ * request, and every buffer or string it refers to, belong to that work until
+ * the reclaim callback registered with uv_threadpool_on_reclaim() runs. Only
+ * the status (for fs requests: req->result) may be read before that.
+ */
+
+#ifndef UV_TIMEOUT_H
+#define UV_TIMEOUT_H
+
+#include "uv.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Error codes of our own, outside libuv's ranges; uv_timeout_err_name() and
+ * uv_timeout_strerror() know them (uv_err_name() does not). */
+
+/* An fs request was refused because its resource is on the slow-resource
+ * blacklist: an earlier request on it timed out. */
+#define UV_ESLOWRESOURCE (-9101)
+/* A threadpool task exceeded its budget but could not be abandoned because
+ * the cap on abandoned threads was reached: its thread goes back to the pool
+ * when the work returns. Also returned by uv_priority_work() when no executor
+ * can be started for the same reason. */
+#define UV_EABANDONCAP (-9102)
+
+/* "Use the budget in effect" (the calling thread's, else the pool's). */
+#define UV_THREADPOOL_TIMEOUT_DEFAULT ((uint64_t) -1)
+
+/* Pool-wide default budget in milliseconds for one threadpool task (fs, dns,
+ * random, uv_queue_work); 0 (the initial value) turns timeouts off. Counted
+ * from the moment a worker starts the task, not from submission. */
+UV_EXTERN int uv_threadpool_set_timeout(uint64_t timeout_ms);
+UV_EXTERN uint64_t uv_threadpool_get_timeout(void);
+
+/* Budget for requests submitted from the calling thread: overrides the pool
+ * default (0 = no timeout for this thread's requests), or follows it again
+ * with UV_THREADPOOL_TIMEOUT_DEFAULT. Returns the previous value, so a caller
+ * can scope it around a submission. */
+UV_EXTERN uint64_t uv_threadpool_set_thread_timeout(uint64_t timeout_ms);
+
+/* Called on the manager's thread when `req` has run `elapsed_ms`, past its
+ * budget. Return a number of milliseconds to extend the budget by, or 0 to
+ * let the task time out. The request stays valid during the call and its
+ * completion waits for the decision; keep it short and do not call into the
+ * loop. */
+typedef uint64_t (*uv_work_timedout_cb)(uv_work_t* req, uint64_t elapsed_ms);
+
+/* uv_queue_work() with a budget: timeout_ms milliseconds (0 = none, even if a
+ * default is set; UV_THREADPOOL_TIMEOUT_DEFAULT = the budget in effect) and an
+ * optional timed-out callback. A task past its budget is abandoned:
+ * after_work_cb runs at once with UV_ETIMEDOUT (or UV_EABANDONCAP), the pool
+ * starts a replacement worker and the old thread is interrupted and reaped
+ * once its work returns. */
+UV_EXTERN int uv_queue_work_timed(uv_loop_t* loop,
+                                  uv_work_t* req,
+                                  uv_work_cb work_cb,
+                                  uv_after_work_cb after_work_cb,
+                                  uint64_t timeout_ms,
+                                  uv_work_timedout_cb timedout_cb);
+
+/* Cooperative cancellation, for work running on a pool or priority thread:
+ * nonzero once the task running on the calling thread has been abandoned.
+ * uv_work_should_stop() also checks that `req` is that task. */
+UV_EXTERN int uv_threadpool_should_stop(void);
+UV_EXTERN int uv_work_should_stop(uv_work_t* req);
+
+/* Called by work about to publish its results: returns 1 if the task has not
+ * been abandoned, and from then on it cannot time out any more (finish
+ * quickly); returns 0 if it was abandoned (do not publish, the done callback
+ * has or will have UV_ETIMEDOUT). Outside a timed task, returns 1. */
+UV_EXTERN int uv_threadpool_commit(void);
+
+/* Called from a done callback that received UV_ETIMEDOUT or UV_EABANDONCAP:
+ * run cb(arg) on the loop thread once the abandoned work has really returned,
+ * when the request's memory can be released. Returns UV_EINVAL elsewhere.
+ * If the loop is closed first, cb is not called. */
+typedef void (*uv_reclaim_cb)(void* arg);
+UV_EXTERN int uv_threadpool_on_reclaim(uv_reclaim_cb cb, void* arg);
+
+/* Abandoned threads that have not returned yet are capped (default 64).
+ * Past the cap, a task that times out is reported with UV_EABANDONCAP and its
+ * thread is not replaced. */
+UV_EXTERN int uv_threadpool_set_abandoned_limit(unsigned int limit);
+
+/* The real-time signal sent to abandoned threads so that blocking system
+ * calls return EINTR; by default the first of SIGRTMIN+6..SIGRTMAX without a
+ * handler, chosen when first needed. 0 disables signalling. Its handler does
+ * nothing and is installed without SA_RESTART. */
+UV_EXTERN int uv_threadpool_set_interrupt_signal(int signum);
+UV_EXTERN int uv_threadpool_get_interrupt_signal(void);
+
+typedef struct uv_threadpool_stats_s {
+  uint64_t timed_out;           /* tasks past their budget (pool, priority) */
+  uint64_t extended;            /* budget extensions granted */
+  uint64_t abandoned;           /* threads abandoned, in total */
+  uint64_t abandoned_live;      /* abandoned threads not reaped yet */
+  uint64_t cap_hits;            /* timeouts or executors refused by the cap */
+  uint64_t slow_resources;      /* resources on the fs blacklist now */
+  uint64_t slow_resource_marks; /* resources ever blacklisted */
+  uint64_t slow_resource_hits;  /* fs requests refused by the blacklist */
+  uint64_t reserved[8];
+} uv_threadpool_stats_t;
+
+UV_EXTERN void uv_threadpool_get_stats(uv_threadpool_stats_t* stats);
+
+/* Priority executor: runs work for a caller that waits for it synchronously
+ * (e.g. a *Sync API on the loop thread) on a dedicated thread outside the
+ * pool's queue, so that the wait can be abandoned. */
+typedef struct uv_priority_work_s uv_priority_work_t;
+typedef void (*uv_priority_cb)(uv_priority_work_t* req);
+
+struct uv_priority_work_s {
+  void* data;
+  /* private */
+  void* reserved_[2];
+};
+
+/* Runs work_cb(req) on an executor thread and blocks until it returns (0),
+ * timeout_ms elapses first (UV_ETIMEDOUT; 0 = no timeout) or another thread
+ * calls uv_priority_work_abandon(req) (UV_ECANCELED). In the last two cases
+ * the executor is abandoned like a pool worker and cleanup_cb(req), if any,
+ * runs on it once work_cb has returned: `req` and what it points to must stay
+ * valid until then. Returns UV_EABANDONCAP, without running work_cb, when no
+ * executor is free and the cap on abandoned threads is reached. */
+UV_EXTERN int uv_priority_work(uv_priority_work_t* req,
+                               uv_priority_cb work_cb,
+                               uv_priority_cb cleanup_cb,
+                               uint64_t timeout_ms);
+
+/* Thread-safe. Makes a pending uv_priority_work(req) return UV_ECANCELED.
+ * Returns 0, or UV_ENOENT if req is not waiting (not started, finished or
+ * already committed). */
+UV_EXTERN int uv_priority_work_abandon(uv_priority_work_t* req);
+
+/* Slow-resource blacklist. An fs request that times out marks its resource:
+ * its fd, its path, and the device and inode behind them when they can be
+ * learnt without blocking. Later requests that would touch that resource fail
+ * at once with UV_ESLOWRESOURCE (returned by the uv_fs_* call itself, no
+ * callback); close, unlink, rmdir, rename and the calls that create names
+ * always work. Closing a blacklisted fd through uv_fs_close() forgets the fd.
+ * Entries are permanent unless a time-to-live is set. */
+UV_EXTERN int uv_fs_slow_resource_set_ttl(uint64_t ttl_ms);  /* 0 = never */
+UV_EXTERN unsigned int uv_fs_slow_resource_count(void);
+UV_EXTERN int uv_fs_slow_resource_check_fd(uv_file fd);
+UV_EXTERN int uv_fs_slow_resource_check_path(const char* path);
+UV_EXTERN void uv_fs_slow_resource_clear(void);
+
+/* Called on the loop thread when a timed-out fs request blacklists its
+ * resource, before the request's callback. */
+typedef void (*uv_slow_resource_cb)(const uv_fs_t* req);
+UV_EXTERN void uv_fs_slow_resource_set_cb(uv_slow_resource_cb cb);
+
+/* Like uv_err_name() / uv_strerror(), knowing the codes above too. */
+UV_EXTERN const char* uv_timeout_err_name(int err);
+UV_EXTERN const char* uv_timeout_strerror(int err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* UV_TIMEOUT_H */

@@ -1,0 +1,296 @@
+/* Copyright nodecure contributors. All rights reserved.
+ *
+ * Permission is hereby granted, free of charge, to any person obtaining a copy
+ * of this software and associated documentation files (the "Software"), to
+ * deal in the Software without restriction, including without limitation the
+ * rights to use, copy, modify, merge, publish, distribute, sublicense, and/or
+ * sell copies of the Software, and to permit persons to whom the Software is
+ * furnished to do so, subject to the following conditions:
+ *
+ * The above copyright notice and this permission notice shall be included in
+ * all copies or substantial portions of the Software.
+ *
+ * THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
+ * IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
+ * FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
+ * AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER
+ * LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING
+ * FROM, OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS
+ * IN THE SOFTWARE.
+ */
+
+/*
+ * nodecure: the Hangman disposes of abandoned threads.
+ *
+ * It never cancels a thread (a task may hold malloc, stdio or OpenSSL locks).
+ * It sends the thread the interrupt signal, whose handler does nothing and is
+ * installed without SA_RESTART, so that a blocking system call (a FIFO or
+ * pipe read, an open() of a FIFO without writer) fails with EINTR; it sends
+ * it again with a growing interval (1 ms .. 100 ms) in case the signal landed
+ * before the call; it joins the thread once its work has returned.
+ *
+ * Entries with `join` are threads that left the pool: they count against the
+ * cap (uv_threadpool_set_abandoned_limit()). Entries without are threads that
+ * stay in the pool (the cap was reached): they are only signalled, and only
+ * while their timed-out work runs.
+ *
+ * All of it runs with uv__tpm_mutex held, on the watchdog thread, except
+ * uv__hangman_join().
+ */
+
+#include "threadpool-manager.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+
+#define UV__HANGMAN_FIRST_INTERVAL ((uint64_t) 1000000)   /* 1 ms */
+#define UV__HANGMAN_MAX_INTERVAL ((uint64_t) 100000000)   /* 100 ms */
+#define UV__HANGMAN_DEFAULT_LIMIT 64
+
+struct uv__hangman_entry {
+  struct uv__queue link;
+  uv_thread_t thread;
+  uint64_t next_signal;
+  uint64_t interval;
+  unsigned int join:1;      /* left the pool: join it when it returns */
+  unsigned int quiet:1;     /* stop signalling */
+  unsigned int returned:1;  /* about to exit: join it */
+};
+
+static struct uv__queue uv__hangman_list = {
+  &uv__hangman_list, &uv__hangman_list
+};
+static unsigned int uv__hangman_limit = UV__HANGMAN_DEFAULT_LIMIT;
+static unsigned int uv__hangman_live;    /* left the pool, not joined yet */
+static uint64_t uv__hangman_total;
+static int uv__hangman_signo = -1;       /* -1: not chosen yet, 0: none */
+static _Thread_local int uv__hangman_unblocked;
+
+
+static void uv__hangman_handler(int signo) {
+  /* Nothing: the point is the EINTR. */
+}
+
+
+static int uv__hangman_install(int signo) {
+  struct sigaction sa;
+  struct sigaction old;
+
+  if (sigaction(signo, NULL, &old))
+    return UV__ERR(errno);
+  if (!(old.sa_flags & SA_SIGINFO) && old.sa_handler == uv__hangman_handler)
+    return 0;
+  if ((old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL)
+    return UV_EBUSY;  /* Somebody else's. */
+
+  memset(&sa, 0, sizeof(sa));
+  sa.sa_handler = uv__hangman_handler;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = 0;  /* No SA_RESTART: blocking calls return EINTR. */
+  if (sigaction(signo, &sa, NULL))
+    return UV__ERR(errno);
+  return 0;
+}
+
+
+static int uv__hangman_choose_signal(void) {
+  if (uv__hangman_signo >= 0)
+    return uv__hangman_signo;
+
+  uv__hangman_signo = 0;
+#ifdef SIGRTMIN
+  int signo;
+  for (signo = SIGRTMIN + 6; signo <= SIGRTMAX; signo++) {
+    if (0 == uv__hangman_install(signo)) {
+      uv__hangman_signo = signo;
+      break;
+    }
+  }
+#endif  /* Elsewhere: none unless uv_threadpool_set_interrupt_signal(). */
+  return uv__hangman_signo;
+}
+
+
+/* On a pool or executor thread about to run abandonable work. */
+void uv__hangman_prepare_thread(void) {
+  sigset_t set;
+  int signo;
+
+  signo = uv__hangman_choose_signal();
+  if (signo == 0 || signo == uv__hangman_unblocked)
+    return;
+  sigemptyset(&set);
+  sigaddset(&set, signo);
+  pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+  uv__hangman_unblocked = signo;
+}
+
+
+static void uv__hangman_kill(struct uv__hangman_entry* e, uint64_t now) {
+  int signo;
+
+  signo = uv__hangman_signo;
+  if (signo > 0)
+    pthread_kill(e->thread, signo);
+  e->next_signal = now + e->interval;
+  e->interval *= 2;
+  if (e->interval > UV__HANGMAN_MAX_INTERVAL)
+    e->interval = UV__HANGMAN_MAX_INTERVAL;
+}
+
+
+int uv__hangman_can_adopt(void) {
+  return uv__hangman_live < uv__hangman_limit;
+}
+
+
+struct uv__hangman_entry* uv__hangman_adopt(const uv_thread_t* tid,
+                                            int join) {
+  struct uv__hangman_entry* e;
+
+  if (join) {
+    uv__hangman_total++;
+    uv__hangman_live++;
+  }
+
+  e = uv__malloc(sizeof(*e));
+  if (e == NULL) {
+    if (join) {
+      /* Cannot keep track of it: let it go. */
+      uv_thread_detach((uv_thread_t*) tid);
+      uv__hangman_live--;
+    }
+    return NULL;
+  }
+
+  e->thread = *tid;
+  e->join = join != 0;
+  e->quiet = 0;
+  e->returned = 0;
+  e->interval = UV__HANGMAN_FIRST_INTERVAL;
+  uv__queue_insert_tail(&uv__hangman_list, &e->link);
+  uv__hangman_kill(e, uv_hrtime());
+  uv__tpm_wake();
+  return e;
+}
+
+
+/* The abandoned work returned. With `returned`, the thread is about to exit
+ * (or, when not joinable, is back in the pool); without, it only must not be
+ * signalled any more. */
+void uv__hangman_release(struct uv__hangman_entry* e, int returned) {
+  if (e == NULL)
+    return;
+
+  e->quiet = 1;
+  if (!returned)
+    return;
+
+  if (!e->join) {
+    uv__queue_remove(&e->link);
+    uv__free(e);
+    return;
+  }
+
+  e->returned = 1;
+  uv__tpm_wake();
+}
+
+
+/* Signals what is due, moves what returned to `to_join`; returns when it
+ * wants to run next. */
+uint64_t uv__hangman_tick(uint64_t now, struct uv__queue* to_join) {
+  struct uv__hangman_entry* e;
+  struct uv__queue* q;
+  uint64_t next;
+
+  next = (uint64_t) -1;
+  q = uv__queue_next(&uv__hangman_list);
+  while (q != &uv__hangman_list) {
+    e = uv__queue_data(q, struct uv__hangman_entry, link);
+    q = uv__queue_next(q);
+
+    if (e->returned) {
+      uv__queue_remove(&e->link);
+      uv__queue_insert_tail(to_join, &e->link);
+      continue;
+    }
+    if (e->quiet)
+      continue;
+    if (now >= e->next_signal)
+      uv__hangman_kill(e, now);
+    if (e->next_signal < next)
+      next = e->next_signal;
+  }
+  return next;
+}
+
+
+/* Without the lock: the threads are past their work, joining is quick. */
+void uv__hangman_join(struct uv__queue* to_join) {
+  struct uv__hangman_entry* e;
+  struct uv__queue* q;
+
+  while (!uv__queue_empty(to_join)) {
+    q = uv__queue_head(to_join);
+    uv__queue_remove(q);
+    e = uv__queue_data(q, struct uv__hangman_entry, link);
+    if (uv_thread_join(&e->thread))
+      abort();
+    uv__free(e);
+    uv_mutex_lock(&uv__tpm_mutex);
+    uv__hangman_live--;
+    uv_mutex_unlock(&uv__tpm_mutex);
+  }
+}
+
+
+void uv__hangman_stats(uv_threadpool_stats_t* stats) {
+  stats->abandoned = uv__hangman_total;
+  stats->abandoned_live = uv__hangman_live;
+}
+
+
+void uv__hangman_atfork(void) {
+  uv__queue_init(&uv__hangman_list);
+  uv__hangman_live = 0;
+}
+
+
+int uv_threadpool_set_abandoned_limit(unsigned int limit) {
+  uv__tpm_init();
+  uv_mutex_lock(&uv__tpm_mutex);
+  uv__hangman_limit = limit;
+  uv_mutex_unlock(&uv__tpm_mutex);
+  return 0;
+}
+
+
+int uv_threadpool_set_interrupt_signal(int signum) {
+  int err;
+
+  if (signum < 0 || signum >= NSIG || signum == SIGKILL || signum == SIGSTOP)
+    return UV_EINVAL;
+
+  uv__tpm_init();
+  uv_mutex_lock(&uv__tpm_mutex);
+  err = 0;
+  if (signum != 0)
+    err = uv__hangman_install(signum);
+  if (err == 0)
+    uv__hangman_signo = signum;
+  uv_mutex_unlock(&uv__tpm_mutex);
+  return err;
+}
+
+
+int uv_threadpool_get_interrupt_signal(void) {
+  int signo;
+
+  uv__tpm_init();
+  uv_mutex_lock(&uv__tpm_mutex);
+  signo = uv__hangman_choose_signal();
+  uv_mutex_unlock(&uv__tpm_mutex);
+  return signo;
+}

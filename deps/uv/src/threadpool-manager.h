@@ -1,0 +1,132 @@
+/* Copyright nodecure contributors. All rights reserved.
+ *
+ * Permission is hereby granted, free of charge, to any person obtaining a copy
+ * of this software and associated documentation files (the "Software"), to
+ * deal in the Software without restriction, including without limitation the
+ * rights to use, copy, modify, merge, publish, distribute, sublicense, and/or
+ * sell copies of the Software, and to permit persons to whom the Software is
+ * furnished to do so, subject to the following conditions:
+ *
+ * The above copyright notice and this permission notice shall be included in
+ * all copies or substantial portions of the Software.
+ *
+ * THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
+ * IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
+ * FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
+ * AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER
+ * LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING
+ * FROM, OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS
+ * IN THE SOFTWARE.
+ */
+
+/*
+ * nodecure: internals of the timeout-aware threadpool, shared by
+ * threadpool-manager.c (budgets, the watchdog thread, the state machine),
+ * hangman.c (abandoned threads), priority-executor.c and slow-resource.c,
+ * and the hooks in upstream's threadpool.c, fs.c, getaddrinfo.c,
+ * getnameinfo.c, linux.c and uv-common.c.
+ *
+ * On Windows the hooks compile to nothing: the feature is POSIX only.
+ */
+
+#ifndef UV_THREADPOOL_MANAGER_H_
+#define UV_THREADPOOL_MANAGER_H_
+
+#include "uv-common.h"
+#include "uv/timeout.h"
+
+#ifndef _WIN32
+
+/* What a pool worker does after a task returns (uv__tpm_disposition()). */
+enum {
+  UV__TPM_DELIVER = 0,  /* upstream's path: post the done callback */
+  UV__TPM_SKIP,         /* timed out, already delivered: take the next task */
+  UV__TPM_EXIT          /* abandoned and replaced: leave the pool */
+};
+
+/* Nonzero once any timeout has been asked for; until then submissions take
+ * upstream's path untouched. */
+extern _Atomic int uv__tpm_active;
+extern _Thread_local int uv__tpm_disp;
+
+/* The manager's lock: it serialises every state transition of timed tasks,
+ * priority jobs and abandoned threads. */
+extern uv_mutex_t uv__tpm_mutex;
+
+#define uv__tpm_enabled()                                                     \
+  atomic_load_explicit(&uv__tpm_active, memory_order_relaxed)
+
+static inline int uv__tpm_disposition(void) {
+  int d;
+
+  d = uv__tpm_disp;
+  if (d != UV__TPM_DELIVER)
+    uv__tpm_disp = UV__TPM_DELIVER;
+  return d;
+}
+
+#define uv__tpm_is_timeout(status)                                            \
+  ((status) == UV_ETIMEDOUT || (status) == UV_EABANDONCAP)
+
+/* threadpool-manager.c */
+void uv__tpm_init(void);
+struct uv__work* uv__tpm_wrap(struct uv__work* w, enum uv__work_kind kind);
+struct uv__work* uv__tpm_cancel_target(struct uv__work* w);
+int uv__tpm_stopping(void);
+int uv__tpm_budget_set(void);
+int uv__tpm_commit_work(struct uv__work* w);
+void uv__tpm_on_reclaim_internal(struct uv__work* w,
+                                 void (*cb)(struct uv__work* w));
+int uv__tpm_thread_stuck(const uv_thread_t* tid);
+void uv__tpm_loop_close(uv_loop_t* loop);
+void uv__tpm_cleanup(void);
+void uv__tpm_wake(void);
+void uv__tpm_set_current_stop(_Atomic int* stop);
+extern uint64_t uv__tpm_cap_hits;
+extern uint64_t uv__tpm_timed_out;
+
+/* threadpool.c */
+int uv__threadpool_replace(const uv_thread_t* old, int slow_io);
+
+/* hangman.c; called with uv__tpm_mutex held. */
+struct uv__hangman_entry;
+int uv__hangman_can_adopt(void);
+struct uv__hangman_entry* uv__hangman_adopt(const uv_thread_t* tid, int join);
+void uv__hangman_release(struct uv__hangman_entry* e, int returned);
+uint64_t uv__hangman_tick(uint64_t now, struct uv__queue* to_join);
+void uv__hangman_join(struct uv__queue* to_join);
+void uv__hangman_prepare_thread(void);
+void uv__hangman_stats(uv_threadpool_stats_t* stats);
+void uv__hangman_atfork(void);
+
+/* priority-executor.c */
+int uv__executor_commit(void);
+void uv__executor_cleanup(void);
+void uv__executor_atfork(void);
+
+/* slow-resource.c */
+extern _Atomic unsigned int uv__slowres_entries;
+int uv__slowres_check(uv_fs_t* req);
+void uv__slowres_mark(uv_fs_t* req);
+void uv__slowres_stats(uv_threadpool_stats_t* stats);
+
+/* Zero cost while the blacklist is empty. */
+#define uv__slowres_refused(req)                                              \
+  (atomic_load_explicit(&uv__slowres_entries, memory_order_relaxed) != 0 &&   \
+   uv__slowres_check(req) != 0)
+
+#else  /* _WIN32 */
+
+#define uv__tpm_enabled() 0
+#define uv__tpm_disposition() 0
+#define UV__TPM_DELIVER 0
+#define UV__TPM_SKIP 1
+#define UV__TPM_EXIT 2
+#define uv__tpm_wrap(w, kind) (w)
+#define uv__tpm_cancel_target(w) (w)
+#define uv__tpm_thread_stuck(tid) 0
+#define uv__tpm_loop_close(loop) ((void) 0)
+#define uv__tpm_cleanup() ((void) 0)
+
+#endif  /* _WIN32 */
+#endif  /* UV_THREADPOOL_MANAGER_H_ */

@@ -1,0 +1,969 @@
+// nodecure's timeout-aware threadpool at the libuv level (uv/timeout.h):
+// the Manager (budgets, UV_ETIMEDOUT, replacement workers, the extension
+// callback, the completed/timed-out race), the Hangman (EINTR, reaping, the
+// cap), the Priority Executor and the slow-resource blacklist.
+//
+// Timing: the contract is UV_ETIMEDOUT within T+5ms of a task's start. The
+// asserts allow T+kSlackMs (50 ms) because the suite runs on loaded 2-core
+// machines and under TSan/ASan; the measured overshoot is printed. Nothing
+// waits by sleeping, except for the Hangman's reaping, which has no event
+// and is polled with a deadline.
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "gtest/gtest.h"
+#include "uv.h"
+#include "uv/timeout.h"
+
+namespace {
+
+constexpr uint64_t kSlackMs = 50;
+constexpr uint64_t kNsPerMs = 1000000;
+
+int EnvInt(const char* name, int fallback) {
+  const char* v = getenv(name);
+  return v != nullptr && atoi(v) > 0 ? atoi(v) : fallback;
+}
+
+int PoolSize() {
+  int n = EnvInt("UV_THREADPOOL_SIZE", 4);
+  return n > 1024 ? 1024 : n;
+}
+
+int CountThreads() {
+  FILE* f = fopen("/proc/self/status", "r");
+  if (f == nullptr) return -1;
+  char line[256];
+  int n = -1;
+  while (fgets(line, sizeof(line), f) != nullptr)
+    if (sscanf(line, "Threads: %d", &n) == 1) break;
+  fclose(f);
+  return n;
+}
+
+int CountFds() {
+  DIR* d = opendir("/proc/self/fd");
+  if (d == nullptr) return -1;
+  int n = 0;
+  while (readdir(d) != nullptr) n++;
+  closedir(d);
+  return n - 3;  // ".", ".." and the directory's own fd
+}
+
+uv_threadpool_stats_t Stats() {
+  uv_threadpool_stats_t s;
+  uv_threadpool_get_stats(&s);
+  return s;
+}
+
+// Every abandoned thread reaped (joined). The Hangman has no completion
+// event: poll, with a deadline.
+bool AwaitReaped(uint64_t timeout_ms = 10000) {
+  uint64_t deadline = uv_hrtime() + timeout_ms * kNsPerMs;
+  while (Stats().abandoned_live != 0) {
+    if (uv_hrtime() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return true;
+}
+
+// Runs the loop until pred() holds or timeout_ms passes.
+bool RunUntil(uv_loop_t* loop,
+              const std::function<bool()>& pred,
+              uint64_t timeout_ms = 10000) {
+  uv_timer_t timer;  // keeps the loop alive and bounds each iteration
+  uv_timer_init(loop, &timer);
+  uv_timer_start(&timer, [](uv_timer_t*) {}, 5, 5);
+  uint64_t deadline = uv_hrtime() + timeout_ms * kNsPerMs;
+  bool ok;
+  while (!(ok = pred()) && uv_hrtime() < deadline) uv_run(loop, UV_RUN_ONCE);
+  uv_close(reinterpret_cast<uv_handle_t*>(&timer), nullptr);
+  uv_run(loop, UV_RUN_NOWAIT);
+  return ok;
+}
+
+// Work that waits here does not poll and cannot be interrupted: only
+// Open() lets it return.
+class Gate {
+ public:
+  void Wait() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    arrived_++;
+    cv_.notify_all();
+    cv_.wait(lock, [this] { return open_; });
+  }
+  bool AwaitArrivals(int n, int timeout_ms = 10000) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    return cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms),
+                        [&] { return arrived_ >= n; });
+  }
+  void Open() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    open_ = true;
+    cv_.notify_all();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  int arrived_ = 0;
+  bool open_ = false;
+};
+
+// n threads meet here; false if they did not all arrive in time.
+class Barrier {
+ public:
+  explicit Barrier(int n) : n_(n) {}
+  bool Arrive(int timeout_ms = 10000) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    arrived_++;
+    cv_.notify_all();
+    return cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms),
+                        [&] { return arrived_ >= n_; });
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  const int n_;
+  int arrived_ = 0;
+};
+
+struct Task {
+  uv_work_t req;
+  std::function<void(Task*)> work;           // on the pool
+  std::function<void(Task*)> on_done;        // on the loop
+  uint64_t submitted_ns = 0;                 // before the manager's start
+  std::atomic<uint64_t> started_ns{0};       // after it
+  std::atomic<bool> returned{false};
+  std::atomic<int> committed{-1};
+  std::atomic<int> timedout_calls{0};
+  std::atomic<int> saved_errno{0};
+  uint64_t extension_ms = 0;                 // returned by the callback
+  int done_calls = 0;                        // loop thread only, below
+  int status = 1;
+  uint64_t done_ns = 0;
+  int reclaims = 0;
+  bool reclaim_after_done = true;
+};
+
+void TaskWork(uv_work_t* req) {
+  Task* t = static_cast<Task*>(req->data);
+  t->started_ns = uv_hrtime();
+  if (t->work) t->work(t);
+  t->returned = true;
+}
+
+void TaskReclaim(void* arg) {
+  Task* t = static_cast<Task*>(arg);
+  if (t->done_calls != 1) t->reclaim_after_done = false;
+  EXPECT_TRUE(t->returned.load());
+  t->reclaims++;
+}
+
+void TaskDone(uv_work_t* req, int status) {
+  Task* t = static_cast<Task*>(req->data);
+  t->done_calls++;
+  t->status = status;
+  t->done_ns = uv_hrtime();
+  if (status == UV_ETIMEDOUT || status == UV_EABANDONCAP)
+    EXPECT_EQ(0, uv_threadpool_on_reclaim(TaskReclaim, t));
+  if (t->on_done) t->on_done(t);
+}
+
+uint64_t TaskTimedOut(uv_work_t* req, uint64_t elapsed_ms) {
+  Task* t = static_cast<Task*>(req->data);
+  t->timedout_calls++;
+  return t->extension_ms;
+}
+
+int QueueTimed(uv_loop_t* loop,
+               Task* t,
+               uint64_t timeout_ms,
+               uv_work_timedout_cb cb = nullptr) {
+  t->req.data = t;
+  t->submitted_ns = uv_hrtime();
+  return uv_queue_work_timed(loop, &t->req, TaskWork, TaskDone, timeout_ms,
+                             cb);
+}
+
+int Queue(uv_loop_t* loop, Task* t) {
+  t->req.data = t;
+  t->submitted_ns = uv_hrtime();
+  return uv_queue_work(loop, &t->req, TaskWork, TaskDone);
+}
+
+// Cooperative work: runs until it is told to stop.
+void UntilStopped(Task* t) {
+  while (!uv_work_should_stop(&t->req))
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+}
+
+void Spin(uint64_t ns) {
+  uint64_t end = uv_hrtime() + ns;
+  while (uv_hrtime() < end) {
+  }
+}
+
+class ThreadpoolTimeoutTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_EQ(0, uv_threadpool_set_timeout(0));
+    uv_threadpool_set_thread_timeout(UV_THREADPOOL_TIMEOUT_DEFAULT);
+    uv_threadpool_set_abandoned_limit(64);
+    ASSERT_TRUE(AwaitReaped());
+    ASSERT_EQ(0, uv_loop_init(&loop_));
+  }
+  void TearDown() override {
+    uv_threadpool_set_timeout(0);
+    uv_threadpool_set_thread_timeout(UV_THREADPOOL_TIMEOUT_DEFAULT);
+    uv_threadpool_set_abandoned_limit(64);
+    uv_fs_slow_resource_clear();
+    ASSERT_EQ(0, uv_run(&loop_, UV_RUN_DEFAULT));
+    ASSERT_EQ(0, uv_loop_close(&loop_));
+    EXPECT_TRUE(AwaitReaped());
+  }
+
+  // n tasks rendezvous: true if the pool ran all of them at once.
+  bool PoolRunsAtOnce(int n) {
+    Barrier barrier(n);
+    std::atomic<int> met{0};
+    auto tasks = std::make_unique<Task[]>(n);
+    for (int i = 0; i < n; i++) {
+      tasks[i].work = [&](Task*) {
+        if (barrier.Arrive()) met++;
+      };
+      if (Queue(&loop_, &tasks[i]) != 0) return false;
+    }
+    bool done = RunUntil(&loop_, [&] {
+      for (int i = 0; i < n; i++)
+        if (tasks[i].done_calls != 1) return false;
+      return true;
+    });
+    return done && met == n;
+  }
+
+  uv_loop_t loop_;
+};
+
+TEST_F(ThreadpoolTimeoutTest, TaskPastBudgetGetsETIMEDOUTOnTime) {
+  constexpr uint64_t kBudgetMs = 100;
+  Task t;
+  t.work = UntilStopped;
+  ASSERT_EQ(0, QueueTimed(&loop_, &t, kBudgetMs));
+  ASSERT_TRUE(RunUntil(&loop_, [&] { return t.reclaims == 1; }));
+  EXPECT_EQ(1, t.done_calls);
+  EXPECT_EQ(UV_ETIMEDOUT, t.status);
+  EXPECT_TRUE(t.reclaim_after_done);
+  // The budget runs from the manager's start, which lies between the
+  // submission and the first line of the work: bound it from both sides.
+  double at_least_ms = (t.done_ns - t.submitted_ns) / 1e6;
+  double at_most_ms = (t.done_ns - t.started_ns) / 1e6;
+  printf("  budget %llu ms, UV_ETIMEDOUT after %.2f ms of work "
+         "(%.2f ms after submission)\n",
+         static_cast<unsigned long long>(kBudgetMs), at_most_ms, at_least_ms);
+  EXPECT_GE(at_least_ms, static_cast<double>(kBudgetMs));
+  EXPECT_LE(at_most_ms, static_cast<double>(kBudgetMs + kSlackMs));
+}
+
+TEST_F(ThreadpoolTimeoutTest, PoolKeepsFullStrengthAfterATimeout) {
+  const uint64_t abandoned = Stats().abandoned;
+  Gate gate;
+  Task stuck;
+  stuck.work = [&](Task*) { gate.Wait(); };  // ignores every hint
+  ASSERT_EQ(0, QueueTimed(&loop_, &stuck, 50));
+  ASSERT_TRUE(RunUntil(&loop_, [&] { return stuck.done_calls == 1; }));
+  EXPECT_EQ(UV_ETIMEDOUT, stuck.status);
+  EXPECT_EQ(abandoned + 1, Stats().abandoned);
+
+  // Right away, while the abandoned thread is still stuck: N tasks at once.
+  EXPECT_TRUE(PoolRunsAtOnce(PoolSize()));
+
+  gate.Open();
+  ASSERT_TRUE(RunUntil(&loop_, [&] { return stuck.reclaims == 1; }));
+  EXPECT_TRUE(AwaitReaped());
+}
+
+TEST_F(ThreadpoolTimeoutTest, BlockedPipeReadIsInterrupted) {
+  int fds[2];
+  ASSERT_EQ(0, pipe(fds));
+  Task t;
+  t.work = [&](Task* self) {
+    char c;
+    if (read(fds[0], &c, 1) < 0) self->saved_errno = errno;
+  };
+  ASSERT_EQ(0, QueueTimed(&loop_, &t, 30));
+  // Nobody writes: only the Hangman's signal can make read() return.
+  ASSERT_TRUE(RunUntil(&loop_, [&] { return t.reclaims == 1; }));
+  EXPECT_EQ(UV_ETIMEDOUT, t.status);
+  EXPECT_EQ(EINTR, t.saved_errno.load());
+  close(fds[0]);
+  close(fds[1]);
+}
+
+TEST_F(ThreadpoolTimeoutTest, PoisonedTasksLeaveBoundedThreadsAndNoFds) {
+  const int n = EnvInt("UV_TEST_POISONED_TASKS", 10000);
+  const unsigned int kLimit = 64;
+  uv_threadpool_set_abandoned_limit(kLimit);
+
+  {  // Warm up: the watchdog thread exists from here on.
+    Task t;
+    t.work = UntilStopped;
+    ASSERT_EQ(0, QueueTimed(&loop_, &t, 1));
+    ASSERT_TRUE(RunUntil(&loop_, [&] { return t.reclaims == 1; }));
+    ASSERT_TRUE(AwaitReaped());
+  }
+  const int fds_before = CountFds();
+  const int threads_before = CountThreads();
+
+  int fds[2];
+  ASSERT_EQ(0, pipe(fds));
+  int max_threads = threads_before;
+  uint64_t max_live = 0;
+  int timed_out = 0;
+  int capped = 0;
+  int reclaims = 0;
+  auto tasks = std::make_unique<Task[]>(n);
+  for (int i = 0; i < n; i++) {
+    Task* t = &tasks[i];
+    if (i % 2 == 0) {
+      t->work = [&](Task*) {  // blocks until interrupted
+        char c;
+        while (read(fds[0], &c, 1) < 0 && errno != EINTR) {
+        }
+      };
+    } else {
+      t->work = UntilStopped;
+    }
+    t->on_done = [&, i](Task* self) {
+      if (self->status == UV_ETIMEDOUT) timed_out++;
+      if (self->status == UV_EABANDONCAP) capped++;
+      if (i % 64 == 0) {
+        max_threads = std::max(max_threads, CountThreads());
+        max_live = std::max(max_live, Stats().abandoned_live);
+      }
+    };
+    ASSERT_EQ(0, QueueTimed(&loop_, t, 1));
+  }
+
+  EXPECT_TRUE(RunUntil(
+      &loop_,
+      [&] {
+        for (reclaims = 0; reclaims < n; reclaims++)
+          if (tasks[reclaims].reclaims != 1) return false;
+        return true;
+      },
+      600000));
+  EXPECT_EQ(n, reclaims);
+  EXPECT_EQ(n, timed_out + capped);
+  close(fds[0]);
+  close(fds[1]);
+  ASSERT_TRUE(AwaitReaped());
+
+  printf("  %d poisoned tasks: %d timed out, %d capped; at most %d threads "
+         "(%d before), %llu abandoned alive\n",
+         n, timed_out, capped, max_threads, threads_before,
+         static_cast<unsigned long long>(max_live));
+  EXPECT_LE(max_live, kLimit);
+  EXPECT_LE(max_threads, threads_before + static_cast<int>(kLimit) + 2);
+  EXPECT_EQ(threads_before, CountThreads());
+  EXPECT_EQ(fds_before, CountFds());
+}
+
+TEST_F(ThreadpoolTimeoutTest, CompletedVersusTimedOutRace) {
+  // Budget == duration: both outcomes happen; whichever wins, the done
+  // callback runs once, a task that timed out cannot commit its results and
+  // is reclaimed once, a completed one committed and is never reclaimed.
+  const int n = EnvInt("UV_TEST_RACE_TASKS", 2000);
+  auto tasks = std::make_unique<Task[]>(n);
+  for (int i = 0; i < n; i++) {
+    Task* t = &tasks[i];
+    t->work = [](Task* self) {
+      Spin(1 * kNsPerMs);
+      self->committed = uv_threadpool_commit();
+    };
+    uv_work_timedout_cb cb = nullptr;
+    if (i % 3 == 1) cb = TaskTimedOut;  // decides "no extension"
+    if (i % 3 == 2) {
+      cb = TaskTimedOut;
+      t->extension_ms = 1;  // one more millisecond, every time
+    }
+    ASSERT_EQ(0, QueueTimed(&loop_, t, 1, cb));
+  }
+
+  ASSERT_TRUE(RunUntil(
+      &loop_,
+      [&] {
+        for (int i = 0; i < n; i++) {
+          if (tasks[i].done_calls == 0) return false;
+          if (tasks[i].status != 0 && tasks[i].reclaims == 0) return false;
+        }
+        return true;
+      },
+      600000));
+
+  int completed = 0;
+  int timed_out = 0;
+  for (int i = 0; i < n; i++) {
+    Task& t = tasks[i];
+    ASSERT_EQ(1, t.done_calls) << i;
+    if (t.status == 0) {
+      completed++;
+      EXPECT_EQ(1, t.committed.load()) << i;
+      EXPECT_EQ(0, t.reclaims) << i;
+    } else {
+      timed_out++;
+      EXPECT_EQ(UV_ETIMEDOUT, t.status) << i;
+      EXPECT_EQ(0, t.committed.load()) << i;
+      EXPECT_EQ(1, t.reclaims) << i;
+      EXPECT_TRUE(t.reclaim_after_done) << i;
+    }
+  }
+  printf("  %d racing tasks: %d completed, %d timed out\n", n, completed,
+         timed_out);
+}
+
+TEST_F(ThreadpoolTimeoutTest, ExtensionCallbackCanGrantMoreTime) {
+  const uv_threadpool_stats_t before = Stats();
+  Task t;
+  t.extension_ms = 500;  // granted once, then the task finishes
+  t.work = [](Task*) { Spin(80 * kNsPerMs); };
+  ASSERT_EQ(0, QueueTimed(&loop_, &t, 40, TaskTimedOut));
+  ASSERT_TRUE(RunUntil(&loop_, [&] { return t.done_calls == 1; }));
+  EXPECT_EQ(0, t.status);
+  EXPECT_EQ(1, t.timedout_calls.load());
+  const uv_threadpool_stats_t after = Stats();
+  EXPECT_EQ(before.extended + 1, after.extended);
+  EXPECT_EQ(before.timed_out, after.timed_out);
+}
+
+TEST_F(ThreadpoolTimeoutTest, ExtensionCallbackCanRefuse) {
+  Task t;
+  t.extension_ms = 0;
+  t.work = UntilStopped;
+  ASSERT_EQ(0, QueueTimed(&loop_, &t, 40, TaskTimedOut));
+  ASSERT_TRUE(RunUntil(&loop_, [&] { return t.reclaims == 1; }));
+  EXPECT_EQ(UV_ETIMEDOUT, t.status);
+  EXPECT_EQ(1, t.timedout_calls.load());
+  EXPECT_GE(t.done_ns - t.submitted_ns, 40 * kNsPerMs);
+}
+
+TEST_F(ThreadpoolTimeoutTest, PoolDefaultAndThreadOverride) {
+  // The pool-wide default applies to plain uv_queue_work() ...
+  ASSERT_EQ(0, uv_threadpool_set_timeout(30));
+  EXPECT_EQ(30u, uv_threadpool_get_timeout());
+  Task a;
+  a.work = UntilStopped;
+  ASSERT_EQ(0, Queue(&loop_, &a));
+  // ... a thread can opt out of it ...
+  uint64_t saved = uv_threadpool_set_thread_timeout(0);
+  EXPECT_EQ(UV_THREADPOOL_TIMEOUT_DEFAULT, saved);
+  Task b;
+  b.work = [](Task*) { Spin(60 * kNsPerMs); };
+  ASSERT_EQ(0, Queue(&loop_, &b));
+  // ... and a request can opt out of any budget.
+  uv_threadpool_set_thread_timeout(saved);
+  Task c;
+  c.work = [](Task*) { Spin(60 * kNsPerMs); };
+  ASSERT_EQ(0, QueueTimed(&loop_, &c, 0));
+  ASSERT_TRUE(RunUntil(&loop_, [&] {
+    return a.reclaims == 1 && b.done_calls == 1 && c.done_calls == 1;
+  }));
+  EXPECT_EQ(UV_ETIMEDOUT, a.status);
+  EXPECT_EQ(0, b.status);
+  EXPECT_EQ(0, c.status);
+}
+
+TEST_F(ThreadpoolTimeoutTest, QueuedTimedTaskCanBeCancelled) {
+  const int n = PoolSize();
+  Gate gate;
+  auto busy = std::make_unique<Task[]>(n);
+  for (int i = 0; i < n; i++) {
+    busy[i].work = [&](Task*) { gate.Wait(); };
+    ASSERT_EQ(0, Queue(&loop_, &busy[i]));
+  }
+  ASSERT_TRUE(gate.AwaitArrivals(n));
+  Task queued;
+  ASSERT_EQ(0, QueueTimed(&loop_, &queued, 10000));
+  EXPECT_EQ(0, uv_cancel(reinterpret_cast<uv_req_t*>(&queued.req)));
+  gate.Open();
+  ASSERT_TRUE(RunUntil(&loop_, [&] {
+    for (int i = 0; i < n; i++)
+      if (busy[i].done_calls != 1) return false;
+    return queued.done_calls == 1;
+  }));
+  EXPECT_EQ(UV_ECANCELED, queued.status);
+  EXPECT_FALSE(queued.returned.load());
+}
+
+TEST_F(ThreadpoolTimeoutTest, FeatureOffBehavesLikeUpstream) {
+  const uv_threadpool_stats_t before = Stats();
+  ASSERT_EQ(0u, uv_threadpool_get_timeout());
+  // A task far longer than any budget used elsewhere completes normally.
+  Task slow;
+  slow.work = [](Task*) { Spin(60 * kNsPerMs); };
+  ASSERT_EQ(0, Queue(&loop_, &slow));
+  // Nothing tells it to stop, and commit is a no-op.
+  Task probe;
+  probe.work = [](Task* self) {
+    self->committed = uv_threadpool_commit();
+    if (uv_threadpool_should_stop() || uv_work_should_stop(&self->req))
+      self->committed = -2;
+  };
+  ASSERT_EQ(0, Queue(&loop_, &probe));
+  ASSERT_TRUE(RunUntil(&loop_, [&] {
+    return slow.done_calls == 1 && probe.done_calls == 1;
+  }));
+  EXPECT_EQ(0, slow.status);
+  EXPECT_EQ(0, probe.status);
+  EXPECT_EQ(1, probe.committed.load());
+  EXPECT_EQ(0, slow.reclaims);
+
+  // Cancelling a queued request works as upstream.
+  const int n = PoolSize();
+  Gate gate;
+  auto busy = std::make_unique<Task[]>(n);
+  for (int i = 0; i < n; i++) {
+    busy[i].work = [&](Task*) { gate.Wait(); };
+    ASSERT_EQ(0, Queue(&loop_, &busy[i]));
+  }
+  ASSERT_TRUE(gate.AwaitArrivals(n));
+  Task queued;
+  ASSERT_EQ(0, Queue(&loop_, &queued));
+  EXPECT_EQ(0, uv_cancel(reinterpret_cast<uv_req_t*>(&queued.req)));
+  EXPECT_EQ(UV_EBUSY, uv_cancel(reinterpret_cast<uv_req_t*>(&busy[0].req)));
+  gate.Open();
+  ASSERT_TRUE(RunUntil(&loop_, [&] {
+    for (int i = 0; i < n; i++)
+      if (busy[i].done_calls != 1) return false;
+    return queued.done_calls == 1;
+  }));
+  EXPECT_EQ(UV_ECANCELED, queued.status);
+
+  const uv_threadpool_stats_t after = Stats();
+  EXPECT_EQ(before.timed_out, after.timed_out);
+  EXPECT_EQ(before.abandoned, after.abandoned);
+  EXPECT_EQ(before.cap_hits, after.cap_hits);
+}
+
+TEST_F(ThreadpoolTimeoutTest, CapStopsReplacementsAndReportsEABANDONCAP) {
+  uv_threadpool_set_abandoned_limit(1);
+  const uv_threadpool_stats_t before = Stats();
+  Gate gate_a;
+  Gate gate_b;
+  Task a;
+  Task b;
+  a.work = [&](Task*) { gate_a.Wait(); };
+  b.work = [&](Task*) { gate_b.Wait(); };
+
+  ASSERT_EQ(0, QueueTimed(&loop_, &a, 30));
+  ASSERT_TRUE(RunUntil(&loop_, [&] { return a.done_calls == 1; }));
+  EXPECT_EQ(UV_ETIMEDOUT, a.status);
+  EXPECT_EQ(1u, Stats().abandoned_live);
+
+  const int threads = CountThreads();
+  ASSERT_EQ(0, QueueTimed(&loop_, &b, 30));
+  ASSERT_TRUE(RunUntil(&loop_, [&] { return b.done_calls == 1; }));
+  EXPECT_EQ(UV_EABANDONCAP, b.status);
+  EXPECT_EQ(threads, CountThreads());  // no replacement for b's thread
+  const uv_threadpool_stats_t capped = Stats();
+  EXPECT_EQ(before.abandoned + 1, capped.abandoned);
+  EXPECT_EQ(before.cap_hits + 1, capped.cap_hits);
+  EXPECT_EQ(1u, capped.abandoned_live);
+
+  gate_b.Open();  // b's thread goes back to work
+  ASSERT_TRUE(RunUntil(&loop_, [&] { return b.reclaims == 1; }));
+  gate_a.Open();  // a's thread is reaped
+  ASSERT_TRUE(RunUntil(&loop_, [&] { return a.reclaims == 1; }));
+  ASSERT_TRUE(AwaitReaped());
+  uv_threadpool_set_abandoned_limit(64);
+  EXPECT_TRUE(PoolRunsAtOnce(PoolSize()));
+}
+
+TEST_F(ThreadpoolTimeoutTest, GetaddrinfoStillWorksWithABudget) {
+  struct Lookup {
+    uv_getaddrinfo_t req;
+    int status = 1;
+    int calls = 0;
+  } lookup;
+  uint64_t saved = uv_threadpool_set_thread_timeout(10000);
+  ASSERT_EQ(0, uv_getaddrinfo(
+                   &loop_, &lookup.req,
+                   [](uv_getaddrinfo_t* req, int status, struct addrinfo* res) {
+                     Lookup* l = reinterpret_cast<Lookup*>(req);
+                     l->status = status;
+                     l->calls++;
+                     uv_freeaddrinfo(res);
+                   },
+                   "localhost", nullptr, nullptr));
+  uv_threadpool_set_thread_timeout(saved);
+  ASSERT_TRUE(RunUntil(&loop_, [&] { return lookup.calls == 1; }));
+  EXPECT_EQ(0, lookup.status);
+}
+
+TEST(ThreadpoolTimeoutLoopTest, LoopClosedBeforeAbandonedWorkReturns) {
+  uv_loop_t loop;
+  ASSERT_EQ(0, uv_loop_init(&loop));
+  Gate gate;
+  Task t;
+  t.work = [&](Task*) { gate.Wait(); };
+  ASSERT_EQ(0, QueueTimed(&loop, &t, 20));
+  ASSERT_EQ(0, uv_run(&loop, UV_RUN_DEFAULT));  // returns after the timeout
+  EXPECT_EQ(UV_ETIMEDOUT, t.status);
+  EXPECT_EQ(0, uv_loop_close(&loop));
+  gate.Open();
+  EXPECT_TRUE(AwaitReaped());
+  EXPECT_TRUE(t.returned.load());
+  EXPECT_EQ(0, t.reclaims);  // nobody left to tell
+}
+
+// Priority Executor.
+
+struct Job {
+  uv_priority_work_t req;
+  std::function<void(Job*)> work;
+  std::atomic<bool> ran{false};
+  std::atomic<bool> returned{false};
+  std::thread::id thread;
+  std::mutex mutex;
+  std::condition_variable cv;
+  bool cleaned = false;
+
+  static void Work(uv_priority_work_t* req) {
+    Job* j = static_cast<Job*>(req->data);
+    j->thread = std::this_thread::get_id();
+    j->ran = true;
+    if (j->work) j->work(j);
+    j->returned = true;
+  }
+  static void Cleanup(uv_priority_work_t* req) {
+    Job* j = static_cast<Job*>(req->data);
+    std::lock_guard<std::mutex> lock(j->mutex);
+    j->cleaned = true;
+    j->cv.notify_all();
+  }
+  bool AwaitCleanup(int timeout_ms = 10000) {
+    std::unique_lock<std::mutex> lock(mutex);
+    return cv.wait_for(lock, std::chrono::milliseconds(timeout_ms),
+                       [&] { return cleaned; });
+  }
+  int Run(uint64_t timeout_ms) {
+    req.data = this;
+    return uv_priority_work(&req, Work, Cleanup, timeout_ms);
+  }
+};
+
+class PriorityExecutorTest : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_TRUE(AwaitReaped()); }
+  void TearDown() override { EXPECT_TRUE(AwaitReaped()); }
+};
+
+TEST_F(PriorityExecutorTest, RunsWorkOnAnotherThreadAndWaits) {
+  Job j;
+  j.work = [](Job*) { Spin(20 * kNsPerMs); };
+  EXPECT_EQ(0, j.Run(0));
+  EXPECT_TRUE(j.returned.load());  // uv_priority_work() waited for it
+  EXPECT_NE(std::this_thread::get_id(), j.thread);
+  EXPECT_FALSE(j.cleaned);  // cleanup is for abandoned work only
+  EXPECT_EQ(UV_ENOENT, uv_priority_work_abandon(&j.req));
+}
+
+TEST_F(PriorityExecutorTest, TimeoutAbandonsTheWork) {
+  constexpr uint64_t kBudgetMs = 50;
+  Gate gate;
+  Job j;
+  j.work = [&](Job*) { gate.Wait(); };
+  uint64_t start = uv_hrtime();
+  EXPECT_EQ(UV_ETIMEDOUT, j.Run(kBudgetMs));
+  double elapsed_ms = (uv_hrtime() - start) / 1e6;
+  printf("  priority work abandoned after %.2f ms (budget %llu ms)\n",
+         elapsed_ms, static_cast<unsigned long long>(kBudgetMs));
+  EXPECT_GE(elapsed_ms, static_cast<double>(kBudgetMs));
+  EXPECT_LE(elapsed_ms, static_cast<double>(kBudgetMs + kSlackMs));
+  EXPECT_FALSE(j.returned.load());
+
+  // The next caller gets a fresh executor while the old one is stuck.
+  Job next;
+  EXPECT_EQ(0, next.Run(0));
+
+  gate.Open();
+  EXPECT_TRUE(j.AwaitCleanup());
+  EXPECT_TRUE(j.returned.load());
+  EXPECT_NE(j.thread, next.thread);
+}
+
+TEST_F(PriorityExecutorTest, AbandonFromAnotherThread) {
+  int fds[2];
+  ASSERT_EQ(0, pipe(fds));
+  Gate started;
+  std::atomic<int> saved_errno{0};
+  Job j;
+  j.work = [&](Job*) {
+    started.Open();
+    char c;
+    if (read(fds[0], &c, 1) < 0) saved_errno = errno;  // until interrupted
+  };
+  std::thread watchdog([&] {
+    // Waits for the work to start, as Node's watchdog would find the loop
+    // stuck in a synchronous call.
+    started.Wait();
+    while (uv_priority_work_abandon(&j.req) == UV_ENOENT)
+      std::this_thread::yield();
+  });
+  EXPECT_EQ(UV_ECANCELED, j.Run(0));
+  watchdog.join();
+  EXPECT_TRUE(j.AwaitCleanup());
+  EXPECT_EQ(EINTR, saved_errno.load());
+  close(fds[0]);
+  close(fds[1]);
+
+  Job next;  // and the executor is usable again
+  EXPECT_EQ(0, next.Run(0));
+}
+
+TEST_F(PriorityExecutorTest, CommittedWorkIsNotAbandoned) {
+  Job j;
+  std::atomic<int> committed{-1};
+  j.work = [&](Job*) {
+    committed = uv_threadpool_commit();
+    Spin(250 * kNsPerMs);  // well past the timeout, once committed
+  };
+  EXPECT_EQ(0, j.Run(100));
+  EXPECT_EQ(1, committed.load());
+  EXPECT_TRUE(j.returned.load());
+}
+
+// The slow-resource blacklist (fs). Each test makes its own FIFO.
+
+struct FsReq {
+  uv_fs_t req;
+  char byte = 0;
+  uv_buf_t buf;
+  int calls = 0;
+  ssize_t result = 1;
+  int reclaims = 0;
+
+  static void Done(uv_fs_t* req) {
+    FsReq* r = static_cast<FsReq*>(req->data);
+    r->calls++;
+    r->result = req->result;
+    if (req->result == UV_ETIMEDOUT || req->result == UV_EABANDONCAP) {
+      // The abandoned work owns the request until it returns.
+      EXPECT_EQ(0, uv_threadpool_on_reclaim(Reclaim, r));
+      return;
+    }
+    uv_fs_req_cleanup(req);
+  }
+  static void Reclaim(void* arg) {
+    FsReq* r = static_cast<FsReq*>(arg);
+    r->reclaims++;
+    uv_fs_req_cleanup(&r->req);
+  }
+  static void NeverCalled(uv_fs_t*) { ADD_FAILURE() << "callback called"; }
+};
+
+class FsTimeoutTest : public ThreadpoolTimeoutTest {
+ protected:
+  void SetUp() override {
+    ThreadpoolTimeoutTest::SetUp();
+    char dir[] = "/tmp/uv-tp-timeout-XXXXXX";
+    ASSERT_NE(nullptr, mkdtemp(dir));
+    dir_ = dir;
+    fifo_ = dir_ + "/fifo";
+    ASSERT_EQ(0, mkfifo(fifo_.c_str(), 0600));
+    uv_fs_slow_resource_clear();
+  }
+  void TearDown() override {
+    unlink(fifo_.c_str());
+    rmdir(dir_.c_str());
+    ThreadpoolTimeoutTest::TearDown();
+  }
+
+  // Submits an fs request with a budget through the thread override, the
+  // way Node's bindings would.
+  template <typename F>
+  int WithBudget(uint64_t ms, F submit) {
+    uint64_t saved = uv_threadpool_set_thread_timeout(ms);
+    int err = submit();
+    uv_threadpool_set_thread_timeout(saved);
+    return err;
+  }
+
+  std::string dir_;
+  std::string fifo_;
+};
+
+TEST_F(FsTimeoutTest, FifoOpenWithoutWriterIsInterrupted) {
+  FsReq r;
+  r.req.data = &r;
+  ASSERT_EQ(0, WithBudget(50, [&] {
+    return uv_fs_open(&loop_, &r.req, fifo_.c_str(), O_RDONLY, 0, FsReq::Done);
+  }));
+  // open() of a FIFO without a writer blocks forever: only EINTR ends it.
+  ASSERT_TRUE(RunUntil(&loop_, [&] { return r.reclaims == 1; }));
+  EXPECT_EQ(1, r.calls);
+  EXPECT_EQ(UV_ETIMEDOUT, r.result);
+}
+
+TEST_F(FsTimeoutTest, FifoReadIsInterrupted) {
+  int fd = open(fifo_.c_str(), O_RDWR);  // a writer that never writes
+  ASSERT_GE(fd, 0);
+  FsReq r;
+  r.req.data = &r;
+  r.buf = uv_buf_init(&r.byte, 1);
+  ASSERT_EQ(0, WithBudget(50, [&] {
+    return uv_fs_read(&loop_, &r.req, fd, &r.buf, 1, -1, FsReq::Done);
+  }));
+  ASSERT_TRUE(RunUntil(&loop_, [&] { return r.reclaims == 1; }));
+  EXPECT_EQ(UV_ETIMEDOUT, r.result);
+  uv_fs_t close_req;
+  EXPECT_EQ(0, uv_fs_close(nullptr, &close_req, fd, nullptr));
+  uv_fs_req_cleanup(&close_req);
+}
+
+TEST_F(FsTimeoutTest, TimedOutPathIsBlacklisted) {
+  const uv_threadpool_stats_t before = Stats();
+  FsReq r;
+  r.req.data = &r;
+  ASSERT_EQ(0, WithBudget(50, [&] {
+    return uv_fs_open(&loop_, &r.req, fifo_.c_str(), O_RDONLY, 0, FsReq::Done);
+  }));
+  ASSERT_TRUE(RunUntil(&loop_, [&] { return r.calls == 1; }));
+  ASSERT_EQ(UV_ETIMEDOUT, r.result);
+  EXPECT_EQ(1u, uv_fs_slow_resource_count());
+  EXPECT_EQ(1, uv_fs_slow_resource_check_path(fifo_.c_str()));
+
+  // The next requests fail at once, without a callback or a worker.
+  uv_fs_t req;
+  EXPECT_EQ(UV_ESLOWRESOURCE, uv_fs_open(&loop_, &req, fifo_.c_str(), O_RDONLY,
+                                         0, FsReq::NeverCalled));
+  uv_fs_req_cleanup(&req);
+  EXPECT_EQ(UV_ESLOWRESOURCE,
+            uv_fs_open(nullptr, &req, fifo_.c_str(), O_RDONLY, 0, nullptr));
+  uv_fs_req_cleanup(&req);
+  EXPECT_EQ(UV_ESLOWRESOURCE, uv_fs_stat(nullptr, &req, fifo_.c_str(), nullptr));
+  uv_fs_req_cleanup(&req);
+#if defined(__linux__)
+  // Another path to the same FIFO: same device and inode.
+  std::string link = dir_ + "/link";
+  ASSERT_EQ(0, symlink(fifo_.c_str(), link.c_str()));
+  EXPECT_EQ(UV_ESLOWRESOURCE,
+            uv_fs_open(nullptr, &req, link.c_str(), O_RDONLY, 0, nullptr));
+  uv_fs_req_cleanup(&req);
+  // Removing a name always works.
+  EXPECT_EQ(0, uv_fs_unlink(nullptr, &req, link.c_str(), nullptr));
+  uv_fs_req_cleanup(&req);
+#endif
+  EXPECT_LE(before.slow_resource_hits + 3, Stats().slow_resource_hits);
+  EXPECT_EQ(before.slow_resource_marks + 1, Stats().slow_resource_marks);
+
+  ASSERT_TRUE(RunUntil(&loop_, [&] { return r.reclaims == 1; }));
+  uv_fs_slow_resource_clear();
+  EXPECT_EQ(0u, uv_fs_slow_resource_count());
+  EXPECT_EQ(0, uv_fs_stat(nullptr, &req, fifo_.c_str(), nullptr));
+  uv_fs_req_cleanup(&req);
+}
+
+TEST_F(FsTimeoutTest, TimedOutFdIsBlacklistedAndCloseWorks) {
+  int fd = open(fifo_.c_str(), O_RDWR);
+  ASSERT_GE(fd, 0);
+  FsReq r;
+  r.req.data = &r;
+  r.buf = uv_buf_init(&r.byte, 1);
+  ASSERT_EQ(0, WithBudget(50, [&] {
+    return uv_fs_read(&loop_, &r.req, fd, &r.buf, 1, -1, FsReq::Done);
+  }));
+  ASSERT_TRUE(RunUntil(&loop_, [&] { return r.calls == 1; }));
+  ASSERT_EQ(UV_ETIMEDOUT, r.result);
+  EXPECT_EQ(1, uv_fs_slow_resource_check_fd(fd));
+
+  uv_fs_t req;
+  char byte;
+  uv_buf_t buf = uv_buf_init(&byte, 1);
+  EXPECT_EQ(UV_ESLOWRESOURCE, uv_fs_read(nullptr, &req, fd, &buf, 1, -1,
+                                         nullptr));
+  uv_fs_req_cleanup(&req);
+  EXPECT_EQ(UV_ESLOWRESOURCE, uv_fs_fstat(&loop_, &req, fd,
+                                          FsReq::NeverCalled));
+  uv_fs_req_cleanup(&req);
+
+  // Close always works, and forgets the fd (its number will be reused).
+  // (After the abandoned read returned: closing an fd that abandoned work
+  // may still use is the caller's choice, see the design notes.)
+  ASSERT_TRUE(RunUntil(&loop_, [&] { return r.reclaims == 1; }));
+  EXPECT_EQ(0, uv_fs_close(nullptr, &req, fd, nullptr));
+  uv_fs_req_cleanup(&req);
+  EXPECT_EQ(0, uv_fs_slow_resource_check_fd(fd));
+  std::string plain = dir_ + "/plain";
+  int fd2 = uv_fs_open(nullptr, &req, plain.c_str(), O_CREAT | O_RDWR, 0600,
+                       nullptr);
+  uv_fs_req_cleanup(&req);
+  ASSERT_GE(fd2, 0);
+  EXPECT_EQ(0, uv_fs_fstat(nullptr, &req, fd2, nullptr));
+  uv_fs_req_cleanup(&req);
+  EXPECT_EQ(0, uv_fs_close(nullptr, &req, fd2, nullptr));
+  uv_fs_req_cleanup(&req);
+  EXPECT_EQ(0, uv_fs_unlink(nullptr, &req, plain.c_str(), nullptr));
+  uv_fs_req_cleanup(&req);
+#if defined(__linux__)
+  // The FIFO itself stays blacklisted, by device and inode.
+  EXPECT_EQ(UV_ESLOWRESOURCE,
+            uv_fs_open(nullptr, &req, fifo_.c_str(), O_RDWR, 0, nullptr));
+  uv_fs_req_cleanup(&req);
+#endif
+}
+
+TEST_F(FsTimeoutTest, BlacklistEntriesCanExpire) {
+  ASSERT_EQ(0, uv_fs_slow_resource_set_ttl(50));
+  FsReq r;
+  r.req.data = &r;
+  ASSERT_EQ(0, WithBudget(20, [&] {
+    return uv_fs_open(&loop_, &r.req, fifo_.c_str(), O_RDONLY, 0, FsReq::Done);
+  }));
+  ASSERT_TRUE(RunUntil(&loop_, [&] { return r.reclaims == 1; }));
+  ASSERT_EQ(UV_ETIMEDOUT, r.result);
+  // Expiry is a property of time: wait on the loop for it.
+  ASSERT_TRUE(RunUntil(&loop_, [] { return uv_fs_slow_resource_count() == 0; },
+                       5000));
+  uv_fs_t req;
+  EXPECT_EQ(0, uv_fs_stat(nullptr, &req, fifo_.c_str(), nullptr));
+  uv_fs_req_cleanup(&req);
+  ASSERT_EQ(0, uv_fs_slow_resource_set_ttl(0));
+}
+
+TEST(ThreadpoolTimeoutApiTest, ErrorNamesAndArguments) {
+  EXPECT_STREQ("ESLOWRESOURCE", uv_timeout_err_name(UV_ESLOWRESOURCE));
+  EXPECT_STREQ("EABANDONCAP", uv_timeout_err_name(UV_EABANDONCAP));
+  EXPECT_STREQ("ETIMEDOUT", uv_timeout_err_name(UV_ETIMEDOUT));
+  EXPECT_NE(nullptr, uv_timeout_strerror(UV_ESLOWRESOURCE));
+  EXPECT_EQ(UV_EINVAL, uv_threadpool_set_timeout(UV_THREADPOOL_TIMEOUT_DEFAULT));
+  EXPECT_EQ(UV_EINVAL, uv_priority_work(nullptr, nullptr, nullptr, 0));
+  EXPECT_EQ(UV_EINVAL, uv_threadpool_set_interrupt_signal(-1));
+  EXPECT_EQ(UV_EINVAL, uv_threadpool_on_reclaim([](void*) {}, nullptr));
+  EXPECT_EQ(1, uv_threadpool_commit());    // not in a task
+  EXPECT_EQ(0, uv_threadpool_should_stop());
+#ifdef SIGRTMIN
+  int signo = uv_threadpool_get_interrupt_signal();
+  EXPECT_GE(signo, SIGRTMIN);
+  EXPECT_LE(signo, SIGRTMAX);
+#endif
+}
+
+}  // namespace
