@@ -3,7 +3,7 @@
 #   ./configure && make        build ./node (build/node, through ccache)
 #   make test                  our tests: GoogleTest units, JS tests, smoke
 #   make test-upstream         Node's own test/parallel and test/sequential
-#   make test-sanitizers       our libuv units under ThreadSanitizer and ASan
+#   make test-sanitizers       our GoogleTest units under ThreadSanitizer and ASan
 #   make baseline              the unpatched twin, ./node-baseline
 #   make export-patches        write build/node's commits back to patches/
 

@@ -3,7 +3,7 @@
 # Run as root (or with sudo). Idempotent.
 set -eu
 pkgs="build-essential ca-certificates ccache clang-19 cmake git make patch
-  pkg-config python3 xz-utils
+  pkg-config python3 xz-utils libclang-rt-19-dev
   libssl-dev zlib1g-dev libbrotli-dev libnghttp2-dev libsqlite3-dev
   libzstd-dev"
 # The build needs a host Node.js with npm (llhttp's generator, the test

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # nodecure: build a libuv source tree and GoogleTest with clang-19, link our
-# libuv-level tests (test/cure-cctest/test_uv_*.cc) and run them. No Node
-# build needed.
+# GoogleTest units (test/cure-cctest/*.cc: the libuv-level tests and the
+# Node C++ units that need only libuv, such as the TimeoutWatchdog) and run
+# them. No Node build needed, only the configured tree's sources.
 #
 #   tools/nodecure/uv_unittests.sh <libuv-dir> [plain|tsan|asan]
 #
@@ -13,6 +14,7 @@
 # Environment:
 #   GTEST_DIR        googletest sources (default: build/node/deps/googletest)
 #   UV_TEST_DIR      the tests (default: test/cure-cctest)
+#   NODE_SRC_DIR     Node's src/ with our files (default: build/node/src)
 #   UV_UNITTESTS_OUT build directory (default: $TMPDIR/uv-unittests-<mode>)
 #   JOBS             parallel compiles (default: 1)
 #   CC, CXX          compilers (default: clang-19, clang++-19)
@@ -32,6 +34,9 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 
 GTEST_DIR=${GTEST_DIR:-$ROOT/build/node/deps/googletest}
 UV_TEST_DIR=${UV_TEST_DIR:-$ROOT/test/cure-cctest}
+NODE_SRC_DIR=${NODE_SRC_DIR:-$ROOT/build/node/src}
+# Our src/ files that the units test on their own (as in tools/nodecure/test.py).
+NODE_UNITS=(node_timeout_watchdog.cc)
 OUT=${UV_UNITTESTS_OUT:-${TMPDIR:-/tmp}/uv-unittests-$MODE}
 JOBS=${JOBS:-1}
 CC=${CC:-clang-19}
@@ -56,7 +61,9 @@ UV_CFLAGS=(-std=gnu11 -g -pthread -fno-strict-aliasing
 CXXFLAGS=(-std=gnu++20 -g -pthread -Wall
           -D_LARGEFILE_SOURCE -D_FILE_OFFSET_BITS=64
           -I"$GTEST_DIR/include" -I"$GTEST_DIR"
-          -I"$UV/include" -I"$UV/src")
+          -I"$UV/include" -I"$UV/src"
+          -DNODE_WANT_INTERNALS=1 -I"$NODE_SRC_DIR"
+          -I"$NODE_SRC_DIR/../deps/v8/include")
 
 # The C sources uv.gyp builds on Linux, then ours if not listed yet.
 mapfile -t SOURCES < <(python3 - "$UV" <<'EOF'
@@ -111,10 +118,12 @@ if [ ! -f "$GTEST_STAMP" ] || [ "$(cat "$GTEST_STAMP")" != "$GTEST_FLAGS" ] ||
   echo "$GTEST_FLAGS" > "$GTEST_STAMP"
 fi
 
-# The tests: every libuv-level test file.
+# The tests, their support files and the Node units they test.
 shopt -s nullglob
-TESTS=("$UV_TEST_DIR"/test_uv_*.cc)
-[ ${#TESTS[@]} -gt 0 ] || { echo "no test_uv_*.cc in $UV_TEST_DIR" >&2; exit 2; }
+TESTS=("$UV_TEST_DIR"/test_*.cc)
+[ ${#TESTS[@]} -gt 0 ] || { echo "no test_*.cc in $UV_TEST_DIR" >&2; exit 2; }
+TESTS+=("$UV_TEST_DIR"/support/*.cc)
+for u in "${NODE_UNITS[@]}"; do TESTS+=("$NODE_SRC_DIR/$u"); done
 rm -f "$OUT"/test/*.o
 for t in "${TESTS[@]}"; do
   compile "$CXX" "$t" "$OUT/test/$(basename "$t" .cc).o" \

@@ -1,0 +1,114 @@
+#ifndef SRC_NODE_TIMEOUT_WATCHDOG_H_
+#define SRC_NODE_TIMEOUT_WATCHDOG_H_
+
+#if defined(NODE_WANT_INTERNALS) && NODE_WANT_INTERNALS
+
+#include <atomic>
+#include <cstdint>
+
+#include "uv.h"
+
+namespace node {
+
+// nodecure: bounds the time of one callback on an event loop
+// (--event-loop-timeout, doc/api/cure.md).
+//
+// The loop thread marks where each callback begins and ends by writing a
+// 32-bit callback id into shared memory: odd while a callback runs, even when
+// the loop is between callbacks; every BeginCallback() makes a new id. That is
+// one plain store per callback: no syscall, no lock, no fence. The id lives in
+// memory that JS code may write too (a Uint32Array over fields()), so that
+// each process.nextTick callback and each promise reaction can start a
+// callback of its own without calling into C++.
+//
+// A thread of the watchdog's own samples the id every tick (budget/32,
+// between 1 and 10 ms) and calls the TimeoutCallback when one id has been
+// seen running for the budget: between T and T + tick after the callback
+// began. If the callback goes on, it is reported again one budget later.
+// After about a second without a callback, or with the budget at 0, the
+// thread sleeps until BeginCallback() or SetBudget() wakes it, so an idle
+// process costs nothing.
+//
+// Thread-safety: BeginCallback(), EndCallback() and SetCallbackBudget() on
+// the loop thread only; everything else on any thread.
+class TimeoutWatchdog {
+ public:
+  // Called on the watchdog's thread with the id of the callback that ran
+  // past its budget and the budget in milliseconds. It must not call into
+  // the loop or into V8 other than through thread-safe entry points.
+  using TimeoutCallback = void (*)(void* data, uint32_t callback_id,
+                                   uint64_t budget_ms);
+
+  // Values of the per-callback budget override (fields()[kCallbackBudget]).
+  static constexpr uint32_t kUseDefaultBudget = 0;
+  static constexpr uint32_t kNoBudget = UINT32_MAX;
+
+  // The shared words, as indices into fields().
+  enum Field : uint32_t {
+    kCallbackId,      // odd: a callback runs; even: between callbacks
+    kCallbackBudget,  // this callback's budget in ms, or one of the above
+    kFieldCount
+  };
+
+  TimeoutWatchdog(TimeoutCallback callback, void* data);
+  ~TimeoutWatchdog();
+
+  TimeoutWatchdog(const TimeoutWatchdog&) = delete;
+  TimeoutWatchdog& operator=(const TimeoutWatchdog&) = delete;
+
+  // The default budget of a callback in milliseconds; 0 turns the watchdog
+  // off. The thread is started by the first non-zero budget (default or
+  // per callback), so a watchdog that is never given one costs no thread.
+  void SetBudget(uint64_t budget_ms);
+  uint64_t budget() const { return budget_ms_.load(std::memory_order_relaxed); }
+
+  // Loop thread: a new callback begins (possibly inside the one that ran
+  // before it, e.g. a nextTick callback after the callback that queued it)
+  // and ends. BeginCallback() returns the new callback's id.
+  inline uint32_t BeginCallback();
+  inline void EndCallback();
+  // Loop thread: the budget of the running callback, in ms, or
+  // kUseDefaultBudget / kNoBudget. Reset by every BeginCallback().
+  inline void SetCallbackBudget(uint32_t budget_ms);
+  inline uint32_t callback_id() const;
+
+  // The shared words, kFieldCount of them, for a Uint32Array over them.
+  uint32_t* fields();
+
+  // How many times the TimeoutCallback was called.
+  uint64_t timeouts() const { return timeouts_.load(std::memory_order_relaxed); }
+
+  // Stops the thread (if any) and waits for it. Idempotent; the destructor
+  // calls it. No TimeoutCallback runs once Stop() returns.
+  void Stop();
+
+ private:
+  void Start();
+  static void ThreadMain(void* arg);
+  void Run();
+  void WakeIfSleeping();
+  uint64_t TickNs(uint64_t budget_ms) const;
+
+  // Written by the loop thread (and by JS through fields()), read by the
+  // watchdog's thread.
+  alignas(64) std::atomic<uint32_t> fields_[kFieldCount];
+  std::atomic<bool> sleeping_{false};
+  std::atomic<bool> started_{false};  // written under mutex_
+
+  alignas(64) std::atomic<uint64_t> budget_ms_{0};
+  std::atomic<uint64_t> timeouts_{0};
+
+  const TimeoutCallback callback_;
+  void* const data_;
+
+  uv_mutex_t mutex_;
+  uv_cond_t cond_;
+  uv_thread_t thread_;
+  bool stopping_ = false;  // guarded by mutex_
+};
+
+}  // namespace node
+
+#endif  // defined(NODE_WANT_INTERNALS) && NODE_WANT_INTERNALS
+
+#endif  // SRC_NODE_TIMEOUT_WATCHDOG_H_
