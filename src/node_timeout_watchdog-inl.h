@@ -41,6 +41,14 @@ uint32_t TimeoutWatchdog::callback_id() const {
   return fields_[kCallbackId].load(std::memory_order_relaxed);
 }
 
+uint64_t TimeoutWatchdog::epoch() const {
+  uint64_t progress =
+      progress_ == nullptr
+          ? 0
+          : static_cast<uint32_t>(__atomic_load_n(progress_, __ATOMIC_RELAXED));
+  return progress << 32 | callback_id();
+}
+
 }  // namespace node
 
 #endif  // defined(NODE_WANT_INTERNALS) && NODE_WANT_INTERNALS

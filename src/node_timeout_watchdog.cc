@@ -61,6 +61,11 @@ TimeoutWatchdog::~TimeoutWatchdog() {
   uv_mutex_destroy(&mutex_);
 }
 
+void TimeoutWatchdog::SetProgressCounter(const intptr_t* counter) {
+  CHECK(!started_.load(std::memory_order_relaxed));
+  progress_ = counter;
+}
+
 uint32_t* TimeoutWatchdog::fields() {
   return reinterpret_cast<uint32_t*>(fields_);
 }
@@ -108,15 +113,22 @@ void TimeoutWatchdog::ThreadMain(void* arg) {
 }
 
 void TimeoutWatchdog::Run() {
-  uint32_t seen_id = 0;   // the id sampled last
+  uint64_t seen_id = 0;   // the epoch sampled last
   uint64_t seen_at = 0;   // when it was first seen running, or last reported
   uint64_t idle_since = uv_hrtime();
 
   uv_mutex_lock(&mutex_);
   while (!stopping_) {
     const uint64_t now = uv_hrtime();
-    const uint32_t id = fields_[kCallbackId].load(std::memory_order_acquire);
-    const bool running = id & 1;
+    const uint32_t callback =
+        fields_[kCallbackId].load(std::memory_order_acquire);
+    const bool running = callback & 1;
+    const uint64_t progress =
+        progress_ == nullptr
+            ? 0
+            : static_cast<uint32_t>(
+                  __atomic_load_n(progress_, __ATOMIC_RELAXED));
+    const uint64_t id = progress << 32 | callback;
     uint64_t budget = 0;
 
     if (running) {
@@ -145,13 +157,15 @@ void TimeoutWatchdog::Run() {
       uv_cond_timedwait(&cond_, &mutex_, TickNs(budget));
       continue;
     }
-    if (running || budget_ms_.load(std::memory_order_relaxed) == 0 ||
-        now - idle_since >= kIdleBeforeSleepNs) {
-      // Nothing to time until the loop thread begins a callback, sets a
-      // callback's budget or a budget is set.
+    if (budget_ms_.load(std::memory_order_relaxed) == 0 ||
+        (!running && now - idle_since >= kIdleBeforeSleepNs)) {
+      // Nothing to time until the loop thread begins a callback in C++, sets
+      // a callback's budget or a budget is set. (A callback that JS begins
+      // inside a running one gets the default budget: with a default, the
+      // thread keeps sampling while a callback runs.)
       sleeping_.store(true, std::memory_order_seq_cst);
       bool exact = SleepBarrier();
-      if (fields_[kCallbackId].load(std::memory_order_seq_cst) == id &&
+      if (fields_[kCallbackId].load(std::memory_order_seq_cst) == callback &&
           !stopping_) {
         if (exact)
           uv_cond_wait(&cond_, &mutex_);

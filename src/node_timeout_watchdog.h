@@ -21,6 +21,11 @@ namespace node {
 // each process.nextTick callback and each promise reaction can start a
 // callback of its own without calling into C++.
 //
+// Work that runs many short pieces inside one callback without telling the
+// loop (V8 running promise reactions one after another) is told apart by a
+// progress counter that it increments after each piece: a callback is the
+// same one only while both the id and that counter stay the same.
+//
 // A thread of the watchdog's own samples the id every tick (budget/32,
 // between 1 and 10 ms) and calls the TimeoutCallback when one id has been
 // seen running for the budget: between T and T + tick after the callback
@@ -33,10 +38,11 @@ namespace node {
 // the loop thread only; everything else on any thread.
 class TimeoutWatchdog {
  public:
-  // Called on the watchdog's thread with the id of the callback that ran
-  // past its budget and the budget in milliseconds. It must not call into
-  // the loop or into V8 other than through thread-safe entry points.
-  using TimeoutCallback = void (*)(void* data, uint32_t callback_id,
+  // Called on the watchdog's thread with the epoch of the callback that ran
+  // past its budget (see epoch()) and the budget in milliseconds. It must not
+  // call into the loop or into V8 other than through thread-safe entry
+  // points.
+  using TimeoutCallback = void (*)(void* data, uint64_t epoch,
                                    uint64_t budget_ms);
 
   // Values of the per-callback budget override (fields()[kCallbackBudget]).
@@ -71,6 +77,13 @@ class TimeoutWatchdog {
   // kUseDefaultBudget / kNoBudget. Reset by every BeginCallback().
   inline void SetCallbackBudget(uint32_t budget_ms);
   inline uint32_t callback_id() const;
+  // Loop thread: what identifies the running callback: the callback id in the
+  // low 32 bits, the progress counter's low 32 bits above them.
+  inline uint64_t epoch() const;
+  // Before the first budget is set: a counter that the loop thread increments
+  // after each piece of work that counts as a callback of its own (nullptr:
+  // none). It must outlive the watchdog's thread.
+  void SetProgressCounter(const intptr_t* counter);
 
   // The shared words, kFieldCount of them, for a Uint32Array over them.
   uint32_t* fields();
@@ -97,6 +110,7 @@ class TimeoutWatchdog {
 
   alignas(64) std::atomic<uint64_t> budget_ms_{0};
   std::atomic<uint64_t> timeouts_{0};
+  const intptr_t* progress_ = nullptr;
 
   const TimeoutCallback callback_;
   void* const data_;
