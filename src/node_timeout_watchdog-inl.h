@@ -41,12 +41,15 @@ uint32_t TimeoutWatchdog::callback_id() const {
   return fields_[kCallbackId].load(std::memory_order_relaxed);
 }
 
+uint64_t TimeoutWatchdog::progress() const {
+  return progress_ == nullptr
+             ? 0
+             : static_cast<uint32_t>(
+                   __atomic_load_n(progress_, __ATOMIC_RELAXED));
+}
+
 uint64_t TimeoutWatchdog::epoch() const {
-  uint64_t progress =
-      progress_ == nullptr
-          ? 0
-          : static_cast<uint32_t>(__atomic_load_n(progress_, __ATOMIC_RELAXED));
-  return progress << 32 | callback_id();
+  return progress() << 32 | callback_id();
 }
 
 }  // namespace node

@@ -123,12 +123,7 @@ void TimeoutWatchdog::Run() {
     const uint32_t callback =
         fields_[kCallbackId].load(std::memory_order_acquire);
     const bool running = callback & 1;
-    const uint64_t progress =
-        progress_ == nullptr
-            ? 0
-            : static_cast<uint32_t>(
-                  __atomic_load_n(progress_, __ATOMIC_RELAXED));
-    const uint64_t id = progress << 32 | callback;
+    const uint64_t id = progress() << 32 | callback;
     uint64_t budget = 0;
 
     if (running) {

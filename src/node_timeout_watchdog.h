@@ -101,6 +101,8 @@ class TimeoutWatchdog {
   void Run();
   void WakeIfSleeping();
   uint64_t TickNs(uint64_t budget_ms) const;
+  // The progress counter's low 32 bits (0 without one); any thread.
+  inline uint64_t progress() const;
 
   // Written by the loop thread (and by JS through fields()), read by the
   // watchdog's thread.
