@@ -40,6 +40,8 @@ def build_env():
       'CCACHE_BASEDIR': str(ROOT),
       'CCACHE_NOHASHDIR': '1',
       'CCACHE_SLOPPINESS': 'include_file_mtime,include_file_ctime',
+      # As the Makefile: no second preprocessor run on a miss.
+      'CCACHE_DEPEND': '1',
   })
   env.setdefault('CCACHE_MAXSIZE', '25G')
   return env
