@@ -13,12 +13,15 @@ Each part prints its runner's summary; the last line is the total.
 """
 
 import argparse
+import contextlib
 import http.client
 import json
 import os
 import shutil
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -151,10 +154,12 @@ def http_get(port, path):
   return res.status, res.read().decode()
 
 
-def smoke_express(node, label, checks):
+@contextlib.contextmanager
+def express_server(node, *options):
+  """Serves test/cure-smoke/express with ./node [options]; yields the port."""
   app = WORK / 'smoke' / 'express'
   npm_ci(ROOT / 'test' / 'cure-smoke' / 'express', app)
-  proc = subprocess.Popen([str(node), 'server.js'], cwd=app,
+  proc = subprocess.Popen([str(node), *options, 'server.js'], cwd=app,
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           text=True)
   try:
@@ -162,7 +167,15 @@ def smoke_express(node, label, checks):
     if not line.startswith('listening '):
       raise AssertionError('server did not start: %r %s' %
                            (line, proc.stderr.read()))
-    port = int(line.split()[1])
+    yield int(line.split()[1])
+    assert proc.poll() is None, 'the server died'
+  finally:
+    proc.terminate()
+    proc.wait(10)
+
+
+def smoke_express(node, label, checks):
+  with express_server(node) as port:
     status, body = http_get(port, '/')
     assert status == 200 and body == 'hello from express', (status, body)
     status, body = http_get(port, '/versions')
@@ -171,9 +184,31 @@ def smoke_express(node, label, checks):
     status, _ = http_get(port, '/missing')
     assert status == 404, status
     checks.append('%s serves Express 5 on 127.0.0.1:%d' % (label, port))
-  finally:
-    proc.terminate()
-    proc.wait(10)
+
+
+def smoke_express_redos(node, label, checks):
+  """The Express app under a ReDoS with --event-loop-timeout=200: the evil
+  request gets a 500, another client keeps getting 200s meanwhile."""
+  with express_server(node, '--event-loop-timeout=200') as port:
+    status, body = http_get(port, '/match?input=aaaa')
+    assert status == 200 and json.loads(body) == {'match': True}, body
+    evil = {}
+
+    def attack():
+      start = time.monotonic()
+      evil['status'], _ = http_get(port, '/match?input=%sb' % ('a' * 40))
+      evil['seconds'] = time.monotonic() - start
+
+    attacker = threading.Thread(target=attack)
+    attacker.start()
+    others = []
+    while attacker.is_alive() and len(others) < 200:
+      others.append(http_get(port, '/')[0])
+    attacker.join(30)
+    assert evil.get('status') == 500, evil
+    assert others and all(s == 200 for s in others), others
+    checks.append('%s answers a ReDoS with 500 after %.2f s while serving '
+                  '%d other requests' % (label, evil['seconds'], len(others)))
 
 
 def smoke_addon(node, nodedir, label, checks):
@@ -199,6 +234,8 @@ def smoke(result):
   failed = 0
   steps = [
       ('express', lambda: smoke_express(NODE, './node', checks)),
+      ('express under a ReDoS',
+       lambda: smoke_express_redos(NODE, './node', checks)),
       ('addon (our headers)',
        lambda: smoke_addon(NODE, TREE, 'nodecure', checks)),
       ('addon (official headers)',

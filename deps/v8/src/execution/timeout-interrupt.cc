@@ -1,0 +1,176 @@
+// Copyright nodecure contributors. All rights reserved.
+// Use of this source code is governed by a BSD-style license that can be
+// found in V8's LICENSE file.
+
+#include "src/execution/timeout-interrupt.h"
+
+#include <unordered_map>
+
+#include "include/v8-timeout-interrupt.h"
+#include "src/api/api-inl.h"
+#include "src/base/platform/mutex.h"
+#include "src/common/assert-scope.h"
+#include "src/execution/isolate.h"
+#include "src/execution/microtask-queue.h"
+
+namespace v8 {
+namespace internal {
+
+std::atomic<int> TimeoutInterrupts::pending_{0};
+
+// The delegate and the pending request of each isolate that has a delegate.
+class TimeoutInterruptTable final : public AllStatic {
+ public:
+  struct Entry {
+    v8::TimeoutInterrupt::Delegate* delegate = nullptr;
+    bool pending = false;
+    uint64_t epoch = 0;
+  };
+
+  static base::Mutex& mutex() { return Get().mutex; }
+  static std::unordered_map<Isolate*, Entry>& entries() {
+    return Get().entries;
+  }
+
+  // Under mutex(): makes `entry` pending for `epoch`.
+  static void Arm(Entry& entry, uint64_t epoch) {
+    if (!entry.pending) {
+      entry.pending = true;
+      TimeoutInterrupts::pending_.fetch_add(1, std::memory_order_relaxed);
+    }
+    entry.epoch = epoch;
+  }
+
+  // Under mutex(): forgets the request of `entry` if it is pending.
+  static void Clear(Entry& entry) {
+    if (!entry.pending) return;
+    entry.pending = false;
+    TimeoutInterrupts::pending_.fetch_sub(1, std::memory_order_relaxed);
+  }
+
+ private:
+  struct Table {
+    base::Mutex mutex;
+    std::unordered_map<Isolate*, Entry> entries;
+  };
+  static Table& Get() {
+    static Table* table = new Table();  // Never destroyed: used by threads.
+    return *table;
+  }
+};
+
+// static
+Tagged<Object> TimeoutInterrupts::HandleInterrupts(
+    Isolate* isolate, StackGuard::InterruptLevel level) {
+  Tagged<Object> result = isolate->stack_guard()->HandleInterrupts(level);
+  if (pending_.load(std::memory_order_relaxed) == 0 ||
+      IsException(result, isolate)) {
+    return result;
+  }
+  return Deliver(isolate);
+}
+
+// static
+void TimeoutInterrupts::KeepArmedSlow(Isolate* isolate) {
+  base::MutexGuard guard(&TimeoutInterruptTable::mutex());
+  auto& entries = TimeoutInterruptTable::entries();
+  auto it = entries.find(isolate);
+  if (it != entries.end() && it->second.pending) {
+    isolate->stack_guard()->RequestApiInterrupt();
+  }
+}
+
+// static
+Tagged<Object> TimeoutInterrupts::Deliver(Isolate* isolate) {
+  v8::TimeoutInterrupt::Delegate* delegate;
+  uint64_t epoch;
+  {
+    base::MutexGuard guard(&TimeoutInterruptTable::mutex());
+    auto& entries = TimeoutInterruptTable::entries();
+    auto it = entries.find(isolate);
+    if (it == entries.end() || !it->second.pending) {
+      return ReadOnlyRoots(isolate).undefined_value();
+    }
+    delegate = it->second.delegate;
+    epoch = it->second.epoch;
+  }
+  // Termination, or an exception on its way, goes first; the request stays
+  // armed (KeepArmed() has re-requested the interrupt).
+  if (isolate->has_exception() || isolate->is_execution_terminating()) {
+    return ReadOnlyRoots(isolate).undefined_value();
+  }
+
+  const v8::TimeoutInterrupt::Decision decision = delegate->Check(epoch);
+  if (decision == v8::TimeoutInterrupt::Decision::kDefer) {
+    return ReadOnlyRoots(isolate).undefined_value();
+  }
+  {
+    // Consumed, unless another request replaced it meanwhile.
+    base::MutexGuard guard(&TimeoutInterruptTable::mutex());
+    auto& entries = TimeoutInterruptTable::entries();
+    auto it = entries.find(isolate);
+    if (it != entries.end() && it->second.epoch == epoch) {
+      TimeoutInterruptTable::Clear(it->second);
+    }
+  }
+  if (decision == v8::TimeoutInterrupt::Decision::kDrop) {
+    return ReadOnlyRoots(isolate).undefined_value();
+  }
+
+  HandleScope scope(isolate);
+  v8::Local<v8::Value> error;
+  {
+    DisallowJavascriptExecution no_js(isolate);
+    error = delegate->CreateError(reinterpret_cast<v8::Isolate*>(isolate),
+                                  epoch);
+  }
+  if (isolate->has_exception()) return ReadOnlyRoots(isolate).exception();
+  if (error.IsEmpty()) return ReadOnlyRoots(isolate).undefined_value();
+  return isolate->Throw(*Utils::OpenHandle(*error));
+}
+
+}  // namespace internal
+
+// static
+void TimeoutInterrupt::SetDelegate(Isolate* v8_isolate, Delegate* delegate) {
+  using internal::TimeoutInterruptTable;
+  internal::Isolate* isolate = reinterpret_cast<internal::Isolate*>(v8_isolate);
+  base::MutexGuard guard(&TimeoutInterruptTable::mutex());
+  auto& entries = TimeoutInterruptTable::entries();
+  auto it = entries.find(isolate);
+  if (it != entries.end()) {
+    TimeoutInterruptTable::Clear(it->second);
+    if (delegate == nullptr) {
+      entries.erase(it);
+    } else {
+      it->second.delegate = delegate;
+    }
+  } else if (delegate != nullptr) {
+    entries[isolate].delegate = delegate;
+  }
+}
+
+// static
+void TimeoutInterrupt::Request(Isolate* v8_isolate, uint64_t epoch) {
+  using internal::TimeoutInterruptTable;
+  internal::Isolate* isolate = reinterpret_cast<internal::Isolate*>(v8_isolate);
+  // The interrupt is requested under the table's lock, so that the delegate
+  // (and with it the isolate) cannot go away in between.
+  base::MutexGuard guard(&TimeoutInterruptTable::mutex());
+  auto& entries = TimeoutInterruptTable::entries();
+  auto it = entries.find(isolate);
+  if (it == entries.end()) return;
+  TimeoutInterruptTable::Arm(it->second, epoch);
+  isolate->stack_guard()->RequestApiInterrupt();
+}
+
+// static
+const intptr_t* TimeoutInterrupt::MicrotaskCounter(Isolate* v8_isolate) {
+  internal::Isolate* isolate = reinterpret_cast<internal::Isolate*>(v8_isolate);
+  internal::MicrotaskQueue* queue = isolate->default_microtask_queue();
+  return reinterpret_cast<const intptr_t*>(
+      reinterpret_cast<internal::Address>(queue) +
+      internal::MicrotaskQueue::kFinishedMicrotaskCountOffset);
+}
+
+}  // namespace v8

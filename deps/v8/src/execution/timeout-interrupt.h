@@ -1,0 +1,52 @@
+// Copyright nodecure contributors. All rights reserved.
+// Use of this source code is governed by a BSD-style license that can be
+// found in V8's LICENSE file.
+
+#ifndef V8_EXECUTION_TIMEOUT_INTERRUPT_H_
+#define V8_EXECUTION_TIMEOUT_INTERRUPT_H_
+
+#include <atomic>
+
+#include "src/common/globals.h"
+#include "src/execution/stack-guard.h"
+#include "src/objects/tagged.h"
+
+namespace v8 {
+namespace internal {
+
+class Isolate;
+
+// nodecure: the V8 side of v8::TimeoutInterrupt (include/v8-timeout-interrupt.h).
+// A request is kept in a process-wide table, per isolate, and armed with the
+// isolate's API interrupt. Only the interrupt checks that pass an exception
+// on (the runtime stack guards of every tier, the regexp engines,
+// JSON.stringify) call HandleInterrupts() below and may throw it; every other
+// check re-arms the wire through KeepArmed(), so the request is never lost.
+class TimeoutInterrupts final : public AllStatic {
+ public:
+  // StackGuard::HandleInterrupts(level), then a pending timeout that its
+  // delegate wants delivered now is thrown: returns the exception sentinel.
+  static Tagged<Object> HandleInterrupts(
+      Isolate* isolate, StackGuard::InterruptLevel level =
+                            StackGuard::InterruptLevel::kAnyEffect);
+
+  // At the end of StackGuard::HandleInterrupts: while a timeout is pending
+  // for the isolate, its API interrupt stays requested.
+  static void KeepArmed(Isolate* isolate) {
+    if (pending_.load(std::memory_order_relaxed) != 0) KeepArmedSlow(isolate);
+  }
+
+ private:
+  friend class TimeoutInterruptTable;
+  static void KeepArmedSlow(Isolate* isolate);
+  static Tagged<Object> Deliver(Isolate* isolate);
+
+  // Isolates with a pending request, process-wide: the fast path when no
+  // timeout is pending (always, with the feature off) is one relaxed load.
+  static std::atomic<int> pending_;
+};
+
+}  // namespace internal
+}  // namespace v8
+
+#endif  // V8_EXECUTION_TIMEOUT_INTERRUPT_H_

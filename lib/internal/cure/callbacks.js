@@ -1,0 +1,65 @@
+'use strict';
+
+// nodecure: marks where each callback from the event loop into JS begins, for
+// the --event-loop-timeout watchdog (src/node_timeout_watchdog.h). The
+// outermost callback scope is marked in C++; what runs many callbacks inside
+// one scope (the nextTick queue, the timer lists, the immediate queue) marks
+// each one here, with one store into memory the watchdog samples.
+
+const {
+  NumberParseInt,
+} = primordials;
+
+// Indices into the watchdog's shared words (TimeoutWatchdog::Field).
+const kCallbackId = 0;
+const kCallbackBudget = 1;
+// Values of kCallbackBudget.
+const kUseDefaultBudget = 0;
+const kNoBudget = 0xFFFFFFFF;
+
+// A Uint32Array over the shared words, once this thread's watchdog exists.
+let fields;
+
+// A new callback begins: the next odd id, with the default budget.
+function beginCallback() {
+  if (fields !== undefined) {
+    fields[kCallbackId] = (fields[kCallbackId] + 2) | 1;
+    fields[kCallbackBudget] = kUseDefaultBudget;
+  }
+}
+
+// Times the rest of the running callback afresh with a budget of `ms`
+// (kUseDefaultBudget, kNoBudget: none); returns the budget it had, for
+// restoring.
+function setCallbackBudget(ms) {
+  enable();
+  return internalBinding('cure').setCallbackBudget(ms);
+}
+
+function enable() {
+  if (fields !== undefined) return;
+  const binding = internalBinding('cure');
+  binding.setTimeoutErrorPrototype(
+    require('internal/cure/errors').TimeoutError.prototype);
+  fields = binding.getCallbackFields();
+}
+
+// At startup on every thread (pre-execution): applies --event-loop-timeout.
+function setupEventLoopTimeout() {
+  const { getOptionValue } = require('internal/options');
+  // Validated at startup (src/node_options.cc).
+  const ms = NumberParseInt(getOptionValue('--event-loop-timeout'), 10);
+  if (ms > 0) {
+    enable();
+    internalBinding('cure').setEventLoopTimeout(ms);
+  }
+}
+
+module.exports = {
+  beginCallback,
+  enable,
+  kNoBudget,
+  kUseDefaultBudget,
+  setCallbackBudget,
+  setupEventLoopTimeout,
+};

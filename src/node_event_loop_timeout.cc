@@ -1,0 +1,125 @@
+#include "node_event_loop_timeout.h"
+
+#include <string>
+
+#include "env-inl.h"
+#include "node_timeout_watchdog-inl.h"
+#include "util-inl.h"
+
+namespace node {
+
+using v8::Context;
+using v8::EscapableHandleScope;
+using v8::Exception;
+using v8::Isolate;
+using v8::Local;
+using v8::Object;
+using v8::String;
+using v8::TimeoutInterrupt;
+using v8::Value;
+
+namespace {
+// The Environment's instance. One per Environment: Environments are keyed by
+// their isolate in V8's table, and Node runs one Environment per isolate.
+thread_local EventLoopTimeout* current = nullptr;
+}  // namespace
+
+EventLoopTimeout* EventLoopTimeout::From(Environment* env) {
+  if (current != nullptr) {
+    CHECK_EQ(current->env_, env);
+    return current;
+  }
+  current = new EventLoopTimeout(env);
+  return current;
+}
+
+EventLoopTimeout::EventLoopTimeout(Environment* env)
+    : env_(env), isolate_(env->isolate()), watchdog_(OnTimeout, this) {
+  watchdog_.SetProgressCounter(TimeoutInterrupt::MicrotaskCounter(isolate_));
+  TimeoutInterrupt::SetDelegate(isolate_, this);
+  env->set_callback_watchdog(&watchdog_);
+  env->AddCleanupHook(Cleanup, this);
+}
+
+EventLoopTimeout::~EventLoopTimeout() {
+  CHECK_EQ(owners_.load(), 0);
+}
+
+void EventLoopTimeout::Cleanup(void* data) {
+  auto* self = static_cast<EventLoopTimeout*>(data);
+  // The thread first: no request after this.
+  self->watchdog_.Stop();
+  TimeoutInterrupt::SetDelegate(self->isolate_, nullptr);
+  self->env_->set_callback_watchdog(nullptr);
+  self->error_prototype_.Reset();
+  self->fields_store_.reset();
+  CHECK_EQ(current, self);
+  current = nullptr;
+  self->Release();
+}
+
+void EventLoopTimeout::Release() {
+  if (owners_.fetch_sub(1) == 1) delete this;
+}
+
+std::shared_ptr<v8::BackingStore> EventLoopTimeout::fields_store() {
+  if (!fields_store_) {
+    owners_.fetch_add(1);
+    fields_store_ = v8::ArrayBuffer::NewBackingStore(
+        watchdog_.fields(),
+        TimeoutWatchdog::kFieldCount * sizeof(uint32_t),
+        [](void*, size_t, void* self) {
+          static_cast<EventLoopTimeout*>(self)->Release();
+        },
+        this);
+  }
+  return fields_store_;
+}
+
+void EventLoopTimeout::set_error_prototype(Local<Object> prototype) {
+  error_prototype_.Reset(isolate_, prototype);
+}
+
+void EventLoopTimeout::OnTimeout(void* data,
+                                 uint64_t epoch,
+                                 uint64_t budget_ms) {
+  auto* self = static_cast<EventLoopTimeout*>(data);
+  self->reported_budget_ms_.store(budget_ms, std::memory_order_relaxed);
+  TimeoutInterrupt::Request(self->isolate_, epoch);
+}
+
+TimeoutInterrupt::Decision EventLoopTimeout::Check(uint64_t epoch) {
+  // Still the callback that ran too long, and still running?
+  if ((epoch & 1) != 0 && epoch == watchdog_.epoch())
+    return TimeoutInterrupt::Decision::kDeliver;
+  return TimeoutInterrupt::Decision::kDrop;
+}
+
+Local<Value> EventLoopTimeout::CreateError(Isolate* isolate, uint64_t epoch) {
+  // No JavaScript may run here: only API calls that cannot call into it.
+  EscapableHandleScope scope(isolate);
+  Local<Context> context = env_->context();
+  const std::string message =
+      "Callback ran longer than its budget of " +
+      std::to_string(reported_budget_ms_.load(std::memory_order_relaxed)) +
+      " ms (--event-loop-timeout)";
+  Local<String> text;
+  if (!String::NewFromUtf8(isolate, message.c_str()).ToLocal(&text))
+    return Local<Value>();
+  Local<Object> error = Exception::Error(text).As<Object>();
+  if (!error_prototype_.IsEmpty() &&
+      error->SetPrototype(context, error_prototype_.Get(isolate)).IsNothing()) {
+    return Local<Value>();
+  }
+  if (error
+          ->CreateDataProperty(context,
+                               FIXED_ONE_BYTE_STRING(isolate, "code"),
+                               FIXED_ONE_BYTE_STRING(isolate,
+                                                     "ERR_EVENT_LOOP_TIMEOUT"))
+          .IsNothing()) {
+    return Local<Value>();
+  }
+  return scope.Escape(error);
+}
+
+}  // namespace node

@@ -1,0 +1,75 @@
+#ifndef SRC_NODE_EVENT_LOOP_TIMEOUT_H_
+#define SRC_NODE_EVENT_LOOP_TIMEOUT_H_
+
+#if defined(NODE_WANT_INTERNALS) && NODE_WANT_INTERNALS
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+
+#include "node_timeout_watchdog.h"
+#include "v8-timeout-interrupt.h"
+#include "v8.h"
+
+namespace node {
+
+class Environment;
+
+// nodecure: --event-loop-timeout for one Environment (the main thread or a
+// worker_thread). Its TimeoutWatchdog times each callback from the loop into
+// JS; the Environment marks the outermost callback scope, JS marks each
+// nextTick callback, timer and immediate (lib/internal/cure/callbacks.js) and
+// V8 counts each promise reaction. When one runs past its budget this asks
+// V8, through v8::TimeoutInterrupt, to throw a TimeoutError where the
+// callback is running; V8 asks back (Check()) whether that callback is still
+// the one running, so a late request never hits the next callback.
+//
+// Created on first use (the option or the node:cure API) and destroyed by an
+// Environment cleanup hook, which stops the watchdog before the isolate goes.
+class EventLoopTimeout final : public v8::TimeoutInterrupt::Delegate {
+ public:
+  // The Environment's instance, created if needed.
+  static EventLoopTimeout* From(Environment* env);
+
+  EventLoopTimeout(const EventLoopTimeout&) = delete;
+  EventLoopTimeout& operator=(const EventLoopTimeout&) = delete;
+
+  TimeoutWatchdog* watchdog() { return &watchdog_; }
+  // The watchdog's shared words as an ArrayBuffer's memory, for JS. They
+  // stay valid while the buffer lives, even after the Environment is gone.
+  std::shared_ptr<v8::BackingStore> fields_store();
+  void SetBudget(uint64_t budget_ms) { watchdog_.SetBudget(budget_ms); }
+  uint64_t budget() const { return watchdog_.budget(); }
+  uint64_t timeouts() const { return watchdog_.timeouts(); }
+  // The prototype of the TimeoutErrors this creates (set by JS at startup).
+  void set_error_prototype(v8::Local<v8::Object> prototype);
+
+  // v8::TimeoutInterrupt::Delegate, on the Environment's thread.
+  v8::TimeoutInterrupt::Decision Check(uint64_t epoch) override;
+  v8::Local<v8::Value> CreateError(v8::Isolate* isolate,
+                                   uint64_t epoch) override;
+
+ private:
+  explicit EventLoopTimeout(Environment* env);
+  ~EventLoopTimeout() override;
+
+  static void OnTimeout(void* data, uint64_t epoch, uint64_t budget_ms);
+  static void Cleanup(void* data);
+  // Drops one of the two owners: the Environment (through Cleanup()) and
+  // the ArrayBuffer over the fields, if JS has one.
+  void Release();
+
+  Environment* const env_;
+  v8::Isolate* const isolate_;
+  TimeoutWatchdog watchdog_;
+  v8::Global<v8::Object> error_prototype_;
+  std::shared_ptr<v8::BackingStore> fields_store_;
+  std::atomic<int> owners_{1};
+  std::atomic<uint64_t> reported_budget_ms_{0};
+};
+
+}  // namespace node
+
+#endif  // defined(NODE_WANT_INTERNALS) && NODE_WANT_INTERNALS
+
+#endif  // SRC_NODE_EVENT_LOOP_TIMEOUT_H_
