@@ -13,6 +13,7 @@ namespace cure {
 
 using v8::ArrayBuffer;
 using v8::Context;
+using v8::Function;
 using v8::FunctionCallbackInfo;
 using v8::Local;
 using v8::Number;
@@ -66,11 +67,13 @@ static void SetCallbackBudget(const FunctionCallbackInfo<Value>& args) {
   args.GetReturnValue().Set(previous);
 }
 
-// setTimeoutErrorPrototype(TimeoutError.prototype)
-static void SetTimeoutErrorPrototype(const FunctionCallbackInfo<Value>& args) {
+// setEventLoopTimeoutHooks(TimeoutError.prototype, publish)
+static void SetEventLoopTimeoutHooks(const FunctionCallbackInfo<Value>& args) {
   Environment* env = Environment::GetCurrent(args);
   CHECK(args[0]->IsObject());
-  EventLoopTimeout::From(env)->set_error_prototype(args[0].As<Object>());
+  CHECK(args[1]->IsFunction());
+  EventLoopTimeout::From(env)->SetHooks(args[0].As<Object>(),
+                                        args[1].As<Function>());
 }
 
 static void Initialize(Local<Object> target,
@@ -83,7 +86,7 @@ static void Initialize(Local<Object> target,
   SetMethod(context, target, "getCallbackFields", GetCallbackFields);
   SetMethod(context, target, "setCallbackBudget", SetCallbackBudget);
   SetMethod(
-      context, target, "setTimeoutErrorPrototype", SetTimeoutErrorPrototype);
+      context, target, "setEventLoopTimeoutHooks", SetEventLoopTimeoutHooks);
 }
 
 static void RegisterExternalReferences(ExternalReferenceRegistry* registry) {
@@ -91,7 +94,7 @@ static void RegisterExternalReferences(ExternalReferenceRegistry* registry) {
   registry->Register(GetEventLoopTimeoutState);
   registry->Register(GetCallbackFields);
   registry->Register(SetCallbackBudget);
-  registry->Register(SetTimeoutErrorPrototype);
+  registry->Register(SetEventLoopTimeoutHooks);
 }
 
 }  // namespace cure

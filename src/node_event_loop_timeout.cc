@@ -2,20 +2,28 @@
 
 #include <string>
 
+#include "async_context_frame.h"
 #include "env-inl.h"
+#include "node_internals.h"
 #include "node_timeout_watchdog-inl.h"
 #include "util-inl.h"
 
 namespace node {
 
+using v8::Array;
 using v8::Context;
 using v8::EscapableHandleScope;
 using v8::Exception;
+using v8::Function;
+using v8::Global;
+using v8::HandleScope;
 using v8::Isolate;
 using v8::Local;
+using v8::Number;
 using v8::Object;
 using v8::String;
 using v8::TimeoutInterrupt;
+using v8::Undefined;
 using v8::Value;
 
 namespace {
@@ -52,6 +60,7 @@ void EventLoopTimeout::Cleanup(void* data) {
   TimeoutInterrupt::SetDelegate(self->isolate_, nullptr);
   self->env_->set_callback_watchdog(nullptr);
   self->error_prototype_.Reset();
+  self->publish_.Reset();
   self->fields_store_.reset();
   CHECK_EQ(current, self);
   current = nullptr;
@@ -76,8 +85,10 @@ std::shared_ptr<v8::BackingStore> EventLoopTimeout::fields_store() {
   return fields_store_;
 }
 
-void EventLoopTimeout::set_error_prototype(Local<Object> prototype) {
+void EventLoopTimeout::SetHooks(Local<Object> prototype,
+                                Local<Function> publish) {
   error_prototype_.Reset(isolate_, prototype);
+  publish_.Reset(isolate_, publish);
 }
 
 void EventLoopTimeout::OnTimeout(void* data,
@@ -119,7 +130,64 @@ Local<Value> EventLoopTimeout::CreateError(Isolate* isolate, uint64_t epoch) {
           .IsNothing()) {
     return Local<Value>();
   }
+  SchedulePublish(context, error);
   return scope.Escape(error);
+}
+
+void EventLoopTimeout::SchedulePublish(Local<Context> context,
+                                       Local<Object> error) {
+  if (publish_.IsEmpty()) return;
+  // The async context of the callback being interrupted, read as JS's
+  // executionAsyncResource() does, without running any JS: an own element
+  // of the resource stack that JS keeps, else the one native code pushed.
+  AsyncHooks* hooks = env_->async_hooks();
+  const async_context ids = {env_->execution_async_id(),
+                             env_->trigger_async_id()};
+  Local<Object> resource;
+  const uint32_t depth = hooks->fields()[AsyncHooks::kStackLength];
+  if (depth > 0) {
+    const uint32_t index = depth - 1;
+    Local<Array> js_resources = hooks->js_execution_async_resources();
+    Local<Value> value;
+    if (index < js_resources->Length() &&
+        js_resources->HasRealIndexedProperty(context, index).FromMaybe(false) &&
+        js_resources->Get(context, index).ToLocal(&value) &&
+        value->IsObject()) {
+      resource = value.As<Object>();
+    } else {
+      resource = hooks->native_execution_async_resource(index);
+    }
+  }
+  if (resource.IsEmpty()) resource = Object::New(isolate_);
+
+  env_->SetImmediate([publish = Global<Function>(isolate_, publish_),
+                      error = Global<Object>(isolate_, error),
+                      resource = Global<Object>(isolate_, resource),
+                      frame = Global<Value>(
+                          isolate_, async_context_frame::current(isolate_)),
+                      ids,
+                      budget_ms = reported_budget_ms_.load(
+                          std::memory_order_relaxed)](Environment* env) {
+    Isolate* isolate = env->isolate();
+    HandleScope handle_scope(isolate);
+    Local<Context> context = env->context();
+    Context::Scope context_scope(context);
+    // Like the callback's own scope, but without emitting async_hooks'
+    // before/after for it a second time.
+    InternalCallbackScope scope(env,
+                                resource.Get(isolate),
+                                ids,
+                                InternalCallbackScope::kSkipAsyncHooks,
+                                frame.Get(isolate));
+    if (scope.Failed()) return;
+    Local<Value> argv[] = {error.Get(isolate),
+                           Number::New(isolate, static_cast<double>(budget_ms))};
+    if (publish.Get(isolate)
+            ->Call(context, Undefined(isolate), arraysize(argv), argv)
+            .IsEmpty()) {
+      scope.MarkAsFailed();
+    }
+  });
 }
 
 }  // namespace node

@@ -41,8 +41,12 @@ class EventLoopTimeout final : public v8::TimeoutInterrupt::Delegate {
   void SetBudget(uint64_t budget_ms) { watchdog_.SetBudget(budget_ms); }
   uint64_t budget() const { return watchdog_.budget(); }
   uint64_t timeouts() const { return watchdog_.timeouts(); }
-  // The prototype of the TimeoutErrors this creates (set by JS at startup).
-  void set_error_prototype(v8::Local<v8::Object> prototype);
+  // Set by JS when the feature is first used: the prototype of the
+  // TimeoutErrors this creates, and publish(error, budgetMs), called once per
+  // timeout in the interrupted callback's async context after it returned
+  // (lib/internal/cure/callbacks.js: the cure:event-loop-timeout channel).
+  void SetHooks(v8::Local<v8::Object> prototype,
+                v8::Local<v8::Function> publish);
 
   // v8::TimeoutInterrupt::Delegate, on the Environment's thread.
   v8::TimeoutInterrupt::Decision Check(uint64_t epoch) override;
@@ -54,6 +58,10 @@ class EventLoopTimeout final : public v8::TimeoutInterrupt::Delegate {
   ~EventLoopTimeout() override;
 
   static void OnTimeout(void* data, uint64_t epoch, uint64_t budget_ms);
+  // On the Environment's thread, with JS disallowed: captures the running
+  // callback's async context and queues the publish() call for `error`.
+  void SchedulePublish(v8::Local<v8::Context> context,
+                       v8::Local<v8::Object> error);
   static void Cleanup(void* data);
   // Drops one of the two owners: the Environment (through Cleanup()) and
   // the ArrayBuffer over the fields, if JS has one.
@@ -63,6 +71,7 @@ class EventLoopTimeout final : public v8::TimeoutInterrupt::Delegate {
   v8::Isolate* const isolate_;
   TimeoutWatchdog watchdog_;
   v8::Global<v8::Object> error_prototype_;
+  v8::Global<v8::Function> publish_;
   std::shared_ptr<v8::BackingStore> fields_store_;
   std::atomic<int> owners_{1};
   std::atomic<uint64_t> reported_budget_ms_{0};

@@ -36,11 +36,24 @@ function setCallbackBudget(ms) {
   return internalBinding('cure').setCallbackBudget(ms);
 }
 
+let eventLoopTimeoutChannel;
+
+// Called from C++ (src/node_event_loop_timeout.cc) once per timeout, after
+// the interrupted callback returned, in that callback's async context.
+function publishEventLoopTimeout(error, budget) {
+  eventLoopTimeoutChannel ??=
+    require('diagnostics_channel').channel('cure:event-loop-timeout');
+  if (eventLoopTimeoutChannel.hasSubscribers) {
+    eventLoopTimeoutChannel.publish({ error, budget });
+  }
+}
+
 function enable() {
   if (fields !== undefined) return;
   const binding = internalBinding('cure');
-  binding.setTimeoutErrorPrototype(
-    require('internal/cure/errors').TimeoutError.prototype);
+  binding.setEventLoopTimeoutHooks(
+    require('internal/cure/errors').TimeoutError.prototype,
+    publishEventLoopTimeout);
   fields = binding.getCallbackFields();
 }
 
