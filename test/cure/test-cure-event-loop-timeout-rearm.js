@@ -20,8 +20,9 @@ setTimeout(common.mustCall(() => {
   }
   assert.strictEqual(times.length, 3);
   for (let i = 1; i < times.length; i++) {
-    // Sampled one budget apart, give or take the watchdog's tick.
-    assert.ok(times[i] - times[i - 1] >= 45, `${times[i] - times[i - 1]}`);
+    // Reported one budget apart; caught a little earlier or later each time
+    // on a loaded machine, but never right after the previous one.
+    assert.ok(times[i] - times[i - 1] >= 30, `${times[i] - times[i - 1]}`);
   }
   assert.strictEqual(getTimeoutCounts().eventLoop - before, 3);
   // A short callback right after is not interrupted.
