@@ -5,23 +5,13 @@
 // upstream's code paths, with budget>0 nodecure times every callback. On the
 // baseline the budget is ignored (it has no node:cure).
 const common = require('../common.js');
+const { setEventLoopBudget } = require('./_budget.js');
 
 const bench = common.createBenchmark(main, {
   type: ['nextTick', 'promise', 'await', 'immediate', 'timeout'],
   budget: [0, 1000],
   n: [1e6],
 });
-
-function setBudget(ms) {
-  if (ms === 0) return;
-  let cure;
-  try {
-    cure = require('node:cure');
-  } catch {
-    return;  // Upstream Node.js: nothing to set.
-  }
-  cure.setEventLoopTimeout(ms);
-}
 
 function nextTicks(n, done) {
   let i = 0;
@@ -67,7 +57,7 @@ const runs = {
 };
 
 function main({ type, budget, n }) {
-  setBudget(budget);
+  setEventLoopBudget(budget);
   // Start from a callback, as a server's work does.
   setImmediate(() => {
     bench.start();
