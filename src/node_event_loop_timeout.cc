@@ -41,6 +41,15 @@ EventLoopTimeout* EventLoopTimeout::From(Environment* env) {
   return current;
 }
 
+void EventLoopTimeout::RestartOutermostCallback(Environment* env) {
+  if (current == nullptr || current->env_ != env ||
+      env->async_callback_scope_depth() != 1) {
+    return;
+  }
+  TimeoutWatchdog* watchdog = &current->watchdog_;
+  if (watchdog->callback_id() & 1) watchdog->BeginCallback();
+}
+
 EventLoopTimeout::EventLoopTimeout(Environment* env)
     : env_(env), isolate_(env->isolate()), watchdog_(OnTimeout, this) {
   watchdog_.SetProgressCounter(TimeoutInterrupt::MicrotaskCounter(isolate_));

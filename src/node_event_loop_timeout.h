@@ -30,6 +30,12 @@ class EventLoopTimeout final : public v8::TimeoutInterrupt::Delegate {
  public:
   // The Environment's instance, created if needed.
   static EventLoopTimeout* From(Environment* env);
+  // InternalCallbackScope::Close() begins: the outermost callback's own code
+  // has returned. What its scope still runs (async_hooks' after, microtasks,
+  // ticks) is timed afresh as a new callback, so a timeout that fires from
+  // now on for the old one is stale (Check() drops it) and never thrown into
+  // Node's own code. A no-op between callbacks and without a watchdog.
+  static void RestartOutermostCallback(Environment* env);
 
   EventLoopTimeout(const EventLoopTimeout&) = delete;
   EventLoopTimeout& operator=(const EventLoopTimeout&) = delete;

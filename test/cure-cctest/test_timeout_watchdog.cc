@@ -277,6 +277,29 @@ TEST_F(TimeoutWatchdogTest, ProgressCounterSplitsACallback) {
   EXPECT_EQ(reports_.at(0).id, epoch);
 }
 
+TEST_F(TimeoutWatchdogTest, ACallbackBegunInsideARunningOneIsTimedAfresh) {
+  // What Node does when a callback's own code returns and the loop's
+  // bookkeeping goes on inside the same scope (EventLoopTimeout::
+  // RestartOutermostCallback(), the JS queues): it begins a new callback.
+  // The first one is not reported at its deadline; the new one is, one
+  // whole budget after it began, under its own id.
+  constexpr int64_t kBudget = 200;
+  watchdog_.SetBudget(kBudget);
+  const uint32_t first = watchdog_.BeginCallback();
+  SleepMs(kBudget * 3 / 4);
+  const auto restart = Clock::now();
+  const uint32_t second = watchdog_.BeginCallback();
+  EXPECT_NE(second, first);
+  ASSERT_TRUE(reports_.WaitFor(1, kBudget + 1000));
+  const auto report = reports_.at(0);
+  watchdog_.EndCallback();
+  EXPECT_EQ(report.id, second);
+  EXPECT_GE(std::chrono::duration_cast<std::chrono::milliseconds>(report.at -
+                                                                  restart)
+                .count(),
+            kBudget);
+}
+
 TEST_F(TimeoutWatchdogTest, NoReportAfterStop) {
   watchdog_.SetBudget(10);
   watchdog_.BeginCallback();

@@ -2,7 +2,8 @@
 'use strict';
 // JS loops are interrupted in every tier: interpreted, baseline (Sparkplug),
 // optimized (TurboFan) and on-stack-replaced code; so are backtracking
-// regexps and JSON.stringify, which poll for interrupts.
+// regexps, JSON.parse and JSON.stringify, which poll for interrupts, a
+// WebAssembly loop and an Atomics.wait() that nobody wakes.
 const common = require('../common');
 const assert = require('assert');
 
@@ -11,6 +12,23 @@ function sum(n) {
   for (let i = 0; i < n; i++) s += i;
   return s;
 }
+
+// Small-integer arithmetic only, so that optimized code trained on small
+// inputs never deoptimizes on a long run (2 ** 30 iterations).
+function xorAll(n) {
+  let x = 0;
+  for (let i = 0; i < n; i++) x ^= i;
+  return x;
+}
+
+// (module (func (export "loop") (loop (br 0))))
+const wasmLoop = new WebAssembly.Instance(new WebAssembly.Module(new Uint8Array([
+  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,  // magic, version 1
+  0x01, 0x04, 0x01, 0x60, 0x00, 0x00,  // types: () -> ()
+  0x03, 0x02, 0x01, 0x00,  // functions: one of type 0
+  0x07, 0x08, 0x01, 0x04, 0x6c, 0x6f, 0x6f, 0x70, 0x00, 0x00,  // export "loop"
+  0x0a, 0x09, 0x01, 0x07, 0x00, 0x03, 0x40, 0x0c, 0x00, 0x0b, 0x0b,  // code
+]))).exports.loop;
 
 // A JSON text whose parse takes at least 500 ms (initialisation is not
 // bounded by the budget).
@@ -38,12 +56,14 @@ const steps = [
     interrupted('baseline', () => sum(1e15));
   },
   () => {
-    %PrepareFunctionForOptimization(sum);
-    sum(10);
-    %OptimizeFunctionOnNextCall(sum);
-    sum(10);
-    assert.ok(%ActiveTierIsTurbofan(sum));
-    interrupted('optimized', () => sum(1e15));
+    %PrepareFunctionForOptimization(xorAll);
+    xorAll(10);
+    %OptimizeFunctionOnNextCall(xorAll);
+    xorAll(10);
+    assert.ok(%ActiveTierIsTurbofan(xorAll));
+    interrupted('optimized', () => xorAll(2 ** 30));
+    // Interrupted in TurboFan's code, not after a deoptimization.
+    assert.ok(%ActiveTierIsTurbofan(xorAll));
   },
   () => {
     // On-stack replacement: the loop tiers up while it runs.
@@ -64,6 +84,10 @@ const steps = [
   () => interrupted('JSON.stringify', () => {
     const big = Array.from({ length: 1e5 }, (_, i) => ({ i, s: 'x'.repeat(20) }));
     for (;;) JSON.stringify(big);
+  }),
+  () => interrupted('WebAssembly', wasmLoop),
+  () => interrupted('Atomics.wait', () => {
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
   }),
   () => {
     // A local catch in optimized code runs.
