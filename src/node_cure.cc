@@ -81,7 +81,8 @@ static void Initialize(Local<Object> target,
                        Local<Context> context,
                        void* priv) {
   SetMethod(context, target, "setEventLoopTimeout", SetEventLoopTimeout);
-  SetMethodNoSideEffect(
+  // Not side-effect free: the first call creates this thread's watchdog.
+  SetMethod(
       context, target, "getEventLoopTimeoutState", GetEventLoopTimeoutState);
   SetMethod(context, target, "getCallbackFields", GetCallbackFields);
   SetMethod(context, target, "setCallbackBudget", SetCallbackBudget);
