@@ -17,11 +17,20 @@ const kCallbackBudget = 1;
 const kUseDefaultBudget = 0;
 const kNoBudget = 0xFFFFFFFF;
 
-// A Uint32Array over the shared words, once this thread's watchdog exists.
-let fields;
+// `fields`: a Uint32Array over the shared words, once this thread's watchdog
+// exists. A property of an object the queues hold, so that they can end a
+// callback without a call: when the application's code of a callback returns,
+// a timeout that fired just then is still pending, and the entry check of any
+// function called next (even beginCallback()) would throw it into Node's own
+// bookkeeping. The queues therefore store a new id inline first,
+//   if (callbackState.fields !== undefined)
+//     callbackState.fields[0] = (callbackState.fields[0] + 2) | 1;
+// which V8 then sees as another callback: the late request is dropped.
+const callbackState = { __proto__: null, fields: undefined };
 
 // A new callback begins: the next odd id, with the default budget.
 function beginCallback() {
+  const { fields } = callbackState;
   if (fields !== undefined) {
     fields[kCallbackId] = (fields[kCallbackId] + 2) | 1;
     fields[kCallbackBudget] = kUseDefaultBudget;
@@ -49,12 +58,12 @@ function publishEventLoopTimeout(error, budget) {
 }
 
 function enable() {
-  if (fields !== undefined) return;
+  if (callbackState.fields !== undefined) return;
   const binding = internalBinding('cure');
   binding.setEventLoopTimeoutHooks(
     require('internal/cure/errors').TimeoutError.prototype,
     publishEventLoopTimeout);
-  fields = binding.getCallbackFields();
+  callbackState.fields = binding.getCallbackFields();
 }
 
 // At startup on every thread (pre-execution): applies --event-loop-timeout.
@@ -70,6 +79,7 @@ function setupEventLoopTimeout() {
 
 module.exports = {
   beginCallback,
+  callbackState,
   enable,
   kNoBudget,
   kUseDefaultBudget,
