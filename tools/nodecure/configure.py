@@ -355,9 +355,16 @@ def prepare_baseline(tree):
 
 def overlay(tree):
   """Copy our new files (deps/ src/ lib/ test/ doc/ benchmark/) into the
-  tree. They are ours, not upstream's: never an existing upstream file."""
+  tree. They are ours, not upstream's: never an existing upstream file.
+  Files of ours that are gone from the checkout are removed from the tree
+  too (the exclude list remembers what the last overlay copied)."""
   exclude = []
   upstream = set(git(tree, 'ls-files', capture=True).splitlines())
+  exclude_file = tree / '.git' / 'info' / 'exclude'
+  copied_before = set()
+  if exclude_file.exists():
+    copied_before = {line[1:] for line in exclude_file.read_text().splitlines()
+                     if line.startswith('/')}
   for top in common.OVERLAY_DIRS:
     for src in sorted((ROOT / top).rglob('*')):
       if not src.is_file():
@@ -371,7 +378,12 @@ def overlay(tree):
         continue
       dst.parent.mkdir(parents=True, exist_ok=True)
       shutil.copy2(src, dst)
-  (tree / '.git' / 'info' / 'exclude').write_text('\n'.join(exclude) + '\n')
+  for rel in sorted(copied_before - {e[1:] for e in exclude} - upstream):
+    stale = tree / rel
+    if stale.is_file():
+      log('overlay: removing %s (no longer in the checkout)' % rel)
+      stale.unlink()
+  exclude_file.write_text('\n'.join(exclude) + '\n')
 
 
 # ---------------------------------------------------------------------------
