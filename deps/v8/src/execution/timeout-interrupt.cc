@@ -10,13 +10,38 @@
 #include "src/api/api-inl.h"
 #include "src/base/platform/mutex.h"
 #include "src/common/assert-scope.h"
+#include "src/execution/frames-inl.h"
 #include "src/execution/isolate.h"
 #include "src/execution/microtask-queue.h"
 
 namespace v8 {
 namespace internal {
 
+namespace {
+
+// Whether an exception thrown now can unwind the stack. An optimized frame
+// stopped at a call that TurboFan emitted without deoptimization data, one
+// it assumes cannot throw (such as a call of the StringIndexOf builtin),
+// can neither be summarized for the error's stack trace (a fatal error) nor
+// reach its own catch blocks: a timeout waits for the next check there.
+bool CanThrowHere(Isolate* isolate) {
+  for (JavaScriptStackFrameIterator it(isolate); !it.done(); it.Advance()) {
+    JavaScriptFrame* frame = it.frame();
+    if (!frame->is_optimized() ||
+        frame->LookupCode()->kind() == CodeKind::BUILTIN) {
+      continue;
+    }
+    int deopt_index = SafepointEntry::kNoDeoptIndex;
+    static_cast<OptimizedFrame*>(frame)->GetDeoptimizationData(&deopt_index);
+    if (deopt_index == SafepointEntry::kNoDeoptIndex) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 std::atomic<int> TimeoutInterrupts::pending_{0};
+std::atomic<int> TimeoutInterrupts::installed_{0};
 
 // The delegate and the pending request of each isolate that has a delegate.
 class TimeoutInterruptTable final : public AllStatic {
@@ -39,6 +64,11 @@ class TimeoutInterruptTable final : public AllStatic {
       TimeoutInterrupts::pending_.fetch_add(1, std::memory_order_relaxed);
     }
     entry.epoch = epoch;
+  }
+
+  // Under mutex(): a delegate was installed (1) or removed (-1).
+  static void CountInstalled(int delta) {
+    TimeoutInterrupts::installed_.fetch_add(delta, std::memory_order_relaxed);
   }
 
   // Under mutex(): forgets the request of `entry` if it is pending.
@@ -65,6 +95,38 @@ Tagged<Object> TimeoutInterrupts::HandleInterrupts(
   Tagged<Object> result = isolate->stack_guard()->HandleInterrupts(level);
   if (pending_.load(std::memory_order_relaxed) == 0 ||
       IsException(result, isolate)) {
+    return result;
+  }
+  return Deliver(isolate);
+}
+
+// static
+bool TimeoutInterrupts::ShouldAbort(Isolate* isolate) {
+  if (!AnyInstalled()) return false;
+  StackLimitCheck check(isolate);
+  if (!check.InterruptRequested()) return false;
+  if (isolate->stack_guard()->CheckTerminateExecution()) return true;
+  if (pending_.load(std::memory_order_relaxed) == 0) return false;
+  v8::TimeoutInterrupt::Delegate* delegate;
+  uint64_t epoch;
+  {
+    base::MutexGuard guard(&TimeoutInterruptTable::mutex());
+    auto& entries = TimeoutInterruptTable::entries();
+    auto it = entries.find(isolate);
+    if (it == entries.end() || !it->second.pending) return false;
+    delegate = it->second.delegate;
+    epoch = it->second.epoch;
+  }
+  return delegate->Check(epoch) == v8::TimeoutInterrupt::Decision::kDeliver;
+}
+
+// static
+Tagged<Object> TimeoutInterrupts::ThrowIfDue(Isolate* isolate) {
+  // kNoGC: serves termination only.
+  Tagged<Object> result =
+      isolate->stack_guard()->HandleInterrupts(StackGuard::InterruptLevel::kNoGC);
+  if (IsException(result, isolate) ||
+      pending_.load(std::memory_order_relaxed) == 0) {
     return result;
   }
   return Deliver(isolate);
@@ -101,7 +163,9 @@ Tagged<Object> TimeoutInterrupts::Deliver(Isolate* isolate) {
   }
 
   const v8::TimeoutInterrupt::Decision decision = delegate->Check(epoch);
-  if (decision == v8::TimeoutInterrupt::Decision::kDefer) {
+  if (decision == v8::TimeoutInterrupt::Decision::kDefer ||
+      (decision == v8::TimeoutInterrupt::Decision::kDeliver &&
+       !CanThrowHere(isolate))) {
     return ReadOnlyRoots(isolate).undefined_value();
   }
   {
@@ -142,11 +206,13 @@ void TimeoutInterrupt::SetDelegate(Isolate* v8_isolate, Delegate* delegate) {
     TimeoutInterruptTable::Clear(it->second);
     if (delegate == nullptr) {
       entries.erase(it);
+      TimeoutInterruptTable::CountInstalled(-1);
     } else {
       it->second.delegate = delegate;
     }
   } else if (delegate != nullptr) {
     entries[isolate].delegate = delegate;
+    TimeoutInterruptTable::CountInstalled(1);
   }
 }
 

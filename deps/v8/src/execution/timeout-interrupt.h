@@ -36,6 +36,28 @@ class TimeoutInterrupts final : public AllStatic {
     if (pending_.load(std::memory_order_relaxed) != 0) KeepArmedSlow(isolate);
   }
 
+  // Whether any isolate has a delegate: long builtins take their polling
+  // paths only then, so that with the feature off they run as upstream's.
+  static bool AnyInstalled() {
+    return installed_.load(std::memory_order_relaxed) != 0;
+  }
+
+  // For long loops that poll only for us (raw-pointer loops cannot serve
+  // interrupts at all): whether to stop now because a delegate is installed
+  // and termination, or a timeout that would be thrown, is pending. Neither
+  // allocates nor runs JS, and consumes nothing: the caller stops, leaves
+  // its no-GC scope and calls ThrowIfDue() (or, where JS may run,
+  // HandleInterrupts()). Cheap while no interrupt is requested: a load and
+  // a stack-limit compare.
+  static bool ShouldAbort(Isolate* isolate);
+
+  // After ShouldAbort() said yes, outside the no-GC scope: throws the
+  // termination or the TimeoutError that is due, and serves no other
+  // interrupt, so that no JS runs (only the error is allocated: raw pointers
+  // must be read again). Returns the exception sentinel, or undefined if
+  // nothing is due any more (the caller then goes on).
+  static Tagged<Object> ThrowIfDue(Isolate* isolate);
+
  private:
   friend class TimeoutInterruptTable;
   static void KeepArmedSlow(Isolate* isolate);
@@ -44,6 +66,8 @@ class TimeoutInterrupts final : public AllStatic {
   // Isolates with a pending request, process-wide: the fast path when no
   // timeout is pending (always, with the feature off) is one relaxed load.
   static std::atomic<int> pending_;
+  // Isolates with a delegate, process-wide.
+  static std::atomic<int> installed_;
 };
 
 }  // namespace internal

@@ -1,0 +1,67 @@
+'use strict';
+// The cost of the interrupt polls in long builtins when no timeout fires.
+// With budget>0 nodecure installs its V8 delegate, and TypedArray sort and
+// the string searches take their polling paths (an interruptible sort,
+// searches in chunks); with budget=0 they run upstream's code. Compare
+// ./node against ./node-baseline (make baseline) with benchmark/compare.js.
+const common = require('../common.js');
+const { setEventLoopBudget } = require('./_budget.js');
+
+const bench = common.createBenchmark(main, {
+  op: ['typedarray-sort', 'indexOf', 'lastIndexOf', 'split', 'replace'],
+  budget: [0, 60000],
+  n: [20],
+});
+
+// A pseudo-random sequence (a linear congruential generator).
+function lcg() {
+  let x = 12345;
+  return () => {
+    x = (x * 1103515245 + 12345) & 0x3fffffff;
+    return x;
+  };
+}
+
+function setUp(op) {
+  switch (op) {
+    case 'typedarray-sort': {
+      const input = Float64Array.from({ length: 2 ** 20 }, lcg());
+      const work = new Float64Array(input.length);
+      return () => {
+        work.set(input);
+        return work.sort()[0];
+      };
+    }
+    case 'indexOf': {
+      const s = 'a'.repeat(2 ** 22) + 'aaaaab';
+      return () => s.indexOf('aaaaab');
+    }
+    case 'lastIndexOf': {
+      const s = 'b' + 'a'.repeat(2 ** 16);
+      const p = 'b' + 'a'.repeat(2 ** 6);
+      return () => s.lastIndexOf(p);
+    }
+    case 'split': {
+      const s = 'ab,'.repeat(2 ** 18);
+      return () => s.split(',').length;
+    }
+    case 'replace': {
+      const s = 'ab,'.repeat(2 ** 18);
+      return () => s.replace(/,/g, ';').length;
+    }
+  }
+}
+
+function main({ op, budget, n }) {
+  setEventLoopBudget(budget);
+  const run = setUp(op);
+  run();  // Warm-up, and strings flattened outside the timed part.
+  // Run from a callback, as a server's work does.
+  setImmediate(() => {
+    let sink = 0;
+    bench.start();
+    for (let i = 0; i < n; i++) sink += run();
+    bench.end(n);
+    if (sink === Infinity) console.log(sink);
+  });
+}
