@@ -9,9 +9,8 @@
 // Node 22 build.
 //
 // TypedArray sort and the string searches: test-cure-event-loop-timeout-
-// search-sort.js. Not polled yet (issue 3): Object.keys of a dictionary
-// object. String comparison and repeat() stay short at any size a string can
-// have.
+// search-sort.js; the keys of a huge object: -keys.js. String comparison and
+// repeat() stay short at any size a string can have.
 const common = require('../common');
 const assert = require('assert');
 
@@ -35,8 +34,7 @@ const smisHead = smis.slice(0, 8);
 const fillTarget = new Uint8Array(1);
 Object.defineProperty(fillTarget, 'length', { value: 2 ** 32 + 5e6 });
 
-// Object.values / Object.entries of a dictionary-mode object of 5e5 keys
-// (the key collection before the polled loop is not polled: keep it short).
+// Object.values / Object.entries of a dictionary-mode object of 5e5 keys.
 let dict = {};
 for (let i = 0; i < 5e5; i++) dict['k' + i] = i;
 delete dict.k0;

@@ -1,10 +1,11 @@
 // Flags: --event-loop-timeout=60000
 'use strict';
-// With --event-loop-timeout set, TypedArray.prototype.sort and the string
-// searches take their polling paths (an interruptible sort; searches in
-// chunks of 2^20 characters). Their results must be exactly upstream's:
-// matches that straddle a chunk boundary, sorts of every element type with
-// NaN and -0, splits and replacements across chunks.
+// With --event-loop-timeout set, TypedArray.prototype.sort, the string
+// searches and the key collection of dictionary-mode objects take their
+// polling paths (an interruptible sort; searches in chunks of 2^20
+// characters). Their results must be exactly upstream's: matches that
+// straddle a chunk boundary, sorts of every element type with NaN and -0,
+// splits and replacements across chunks, keys in creation order.
 require('../common');
 const assert = require('assert');
 
@@ -92,4 +93,34 @@ for (const make of [(i) => i, (i) => -i, () => 7, (i) => i % 3]) {
   const ta = Int32Array.from({ length: 200003 }, (_, i) => make(i));
   ta.sort();
   for (let i = 1; i < ta.length; i++) assert.ok(ta[i - 1] <= ta[i]);
+}
+
+// Keys of dictionary-mode objects, in creation order (integer-like keys
+// first, ascending), by every way of collecting them.
+for (const size of [100, 5000, 100003]) {
+  const dict = {};
+  const expected = [];
+  for (let i = 0; i < size; i++) {
+    const key = `key${(i * 7919) % size}`;
+    dict[key] = i;
+    expected.push(key);
+  }
+  for (let i = 0; i < size; i += 3) delete dict[expected[i]];
+  const kept = expected.filter((_, i) => i % 3 !== 0);
+  dict[7] = 'seven';
+  dict[3] = 'three';
+  Object.defineProperty(dict, 'hidden', { value: 1, enumerable: false });
+  const symbol = Symbol('s');
+  dict[symbol] = 's';
+  const enumerable = ['3', '7', ...kept];
+  assert.deepStrictEqual(Object.keys(dict), enumerable);
+  const forIn = [];
+  for (const key in dict) forIn.push(key);
+  assert.deepStrictEqual(forIn, enumerable);
+  assert.deepStrictEqual(Object.getOwnPropertyNames(dict),
+                         [...enumerable, 'hidden']);
+  assert.deepStrictEqual(Reflect.ownKeys(dict),
+                         [...enumerable, 'hidden', symbol]);
+  assert.deepStrictEqual(Object.values(dict),
+                         ['three', 'seven', ...kept.map((k) => dict[k])]);
 }

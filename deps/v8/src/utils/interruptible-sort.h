@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <utility>
 #include <vector>
 
@@ -23,8 +24,10 @@ namespace internal {
 // elements, each sorted by std::sort; a range that recurses too deep is
 // heap-sorted, so the worst case stays O(n log n). No step between two polls
 // is longer than one run's std::sort or kPollInterval comparisons.
-template <typename T, typename Less, typename ShouldStop>
-bool InterruptibleSort(T* first, T* last, Less less, ShouldStop should_stop) {
+template <typename RandomIt, typename Less, typename ShouldStop>
+bool InterruptibleSort(RandomIt first, RandomIt last, Less less,
+                       ShouldStop should_stop) {
+  using T = typename std::iterator_traits<RandomIt>::value_type;
   constexpr ptrdiff_t kRun = ptrdiff_t{1} << 12;
   constexpr intptr_t kPollInterval = intptr_t{1} << 16;
   intptr_t countdown = kPollInterval;
@@ -36,8 +39,8 @@ bool InterruptibleSort(T* first, T* last, Less less, ShouldStop should_stop) {
   };
 
   struct Range {
-    T* first;
-    T* last;
+    RandomIt first;
+    RandomIt last;
     int depth;
   };
   int max_depth = 0;
@@ -48,7 +51,7 @@ bool InterruptibleSort(T* first, T* last, Less less, ShouldStop should_stop) {
   while (!ranges.empty()) {
     const Range range = ranges.back();
     ranges.pop_back();
-    T* const a = range.first;
+    const RandomIt a = range.first;
     const ptrdiff_t n = range.last - range.first;
     if (n <= kRun) {
       std::sort(a, range.last, less);
@@ -70,9 +73,9 @@ bool InterruptibleSort(T* first, T* last, Less less, ShouldStop should_stop) {
     }
 
     // The median of a[1], a[n / 2] and a[n - 1] becomes the pivot a[0].
-    T* lo = a + 1;
-    T* mid = a + n / 2;
-    T* hi = a + n - 1;
+    const RandomIt lo = a + 1;
+    const RandomIt mid = a + n / 2;
+    const RandomIt hi = a + n - 1;
     if (less(*mid, *lo)) std::iter_swap(lo, mid);
     if (less(*hi, *mid)) {
       std::iter_swap(mid, hi);
@@ -88,19 +91,21 @@ bool InterruptibleSort(T* first, T* last, Less less, ShouldStop should_stop) {
       do {
         j--;
         if (--countdown <= 0 && stop()) return false;
-      } while (less(pivot, a[j]));
+      } while (less(pivot, *(a + j)));
       do {
         i++;
         if (--countdown <= 0 && stop()) return false;
-      } while (less(a[i], pivot));
+      } while (less(*(a + i), pivot));
       if (i >= j) break;
-      std::swap(a[i], a[j]);
+      std::iter_swap(a + i, a + j);
     }
 
     // The smaller side is sorted first, so that at most O(log n) ranges wait.
     Range left = {a, a + j + 1, range.depth + 1};
     Range right = {a + j + 1, range.last, range.depth + 1};
-    if (left.last - left.first < right.last - right.first) std::swap(left, right);
+    if (left.last - left.first < right.last - right.first) {
+      std::swap(left, right);
+    }
     ranges.push_back(left);
     ranges.push_back(right);
   }
