@@ -327,9 +327,13 @@ def prepare_trees(baseline):
       die('build/node has commits that are not in patches/ and the patch '
           'queue changed.\nExport them first (tools/nodecure/export-patches)'
           ' or drop them with ./configure --reset.')
-    if recorded_key != key:
-      log('tree: patch queue changed; re-applying it')
-      git(tree, 'reset', '-q', '--hard', common.TAG_UPSTREAM)
+    if recorded_key == key:
+      # Up to date: the queue is applied already.
+      if baseline:
+        prepare_baseline(tree)
+      return tree
+    log('tree: patch queue changed; re-applying it')
+    git(tree, 'reset', '-q', '--hard', common.TAG_UPSTREAM)
   else:
     create_tree(tree)
   for layer in common.LAYERS:
