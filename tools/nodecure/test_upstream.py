@@ -47,8 +47,11 @@ def main():
   node = Path(args.node).resolve()
   if not node.exists():
     sys.exit('nodecure: %s is missing: run make first' % node)
-  tree = BUILD / 'node'
-  log_file = BUILD / 'test' / 'upstream.tap'
+  # The tests of the tree the binary was built from: ./node-baseline runs
+  # upstream's own tests, ./node ours (a few upstream tests are patched).
+  tree = BUILD / 'baseline' if BUILD / 'baseline' in node.parents else \
+      BUILD / 'node'
+  log_file = BUILD / 'test' / ('upstream-%s.tap' % tree.name)
   log_file.parent.mkdir(parents=True, exist_ok=True)
   log('test-upstream: %s with %s' % (' '.join(args.suites), node))
   start = time.time()

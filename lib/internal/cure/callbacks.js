@@ -8,6 +8,7 @@
 
 const {
   NumberParseInt,
+  Uint32Array,
 } = primordials;
 
 // Indices into the watchdog's shared words (TimeoutWatchdog::Field).
@@ -17,24 +18,27 @@ const kCallbackBudget = 1;
 const kUseDefaultBudget = 0;
 const kNoBudget = 0xFFFFFFFF;
 
-// `fields`: a Uint32Array over the shared words, once this thread's watchdog
-// exists. A property of an object the queues hold, so that they can end a
-// callback without a call: when the application's code of a callback returns,
-// a timeout that fired just then is still pending, and the entry check of any
-// function called next (even beginCallback()) would throw it into Node's own
-// bookkeeping. The queues therefore store a new id inline first,
-//   if (callbackState.fields !== undefined)
-//     callbackState.fields[0] = (callbackState.fields[0] + 2) | 1;
+// `fields`: a Uint32Array over the shared words once this thread's watchdog
+// exists, and words of nobody's until then. It is a property of an object
+// that the queues hold (internal/process/task_queues, internal/timers), so
+// that they end a callback without a call and without a test: when the
+// application's code of a callback returns, a timeout that fired just then
+// is still pending, and the entry check of any function called next (even
+// beginCallback()) would throw it into Node's own bookkeeping. The queues
+// therefore store a new id first,
+//   callbackState.fields[0] = (callbackState.fields[0] + 2) | 1;
 // which V8 then sees as another callback: the late request is dropped.
-const callbackState = { __proto__: null, fields: undefined };
+const callbackState = {
+  __proto__: null,
+  fields: new Uint32Array(2),
+  enabled: false,
+};
 
 // A new callback begins: the next odd id, with the default budget.
 function beginCallback() {
   const { fields } = callbackState;
-  if (fields !== undefined) {
-    fields[kCallbackId] = (fields[kCallbackId] + 2) | 1;
-    fields[kCallbackBudget] = kUseDefaultBudget;
-  }
+  fields[kCallbackId] = (fields[kCallbackId] + 2) | 1;
+  fields[kCallbackBudget] = kUseDefaultBudget;
 }
 
 // Times the rest of the running callback afresh with a budget of `ms`
@@ -58,12 +62,13 @@ function publishEventLoopTimeout(error, budget) {
 }
 
 function enable() {
-  if (callbackState.fields !== undefined) return;
+  if (callbackState.enabled) return;
   const binding = internalBinding('cure');
   binding.setEventLoopTimeoutHooks(
     require('internal/cure/errors').TimeoutError.prototype,
     publishEventLoopTimeout);
   callbackState.fields = binding.getCallbackFields();
+  callbackState.enabled = true;
 }
 
 // At startup on every thread (pre-execution): applies --event-loop-timeout.
