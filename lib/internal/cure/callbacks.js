@@ -28,8 +28,9 @@ const kNoBudget = 0xFFFFFFFF;
 // therefore store a new id first,
 //   callbackState.fields[0] = (callbackState.fields[0] + 2) | 1;
 // which V8 then sees as another callback: the late request is dropped.
+// (A plain literal: one with `__proto__: null` is a dictionary-mode object,
+// whose property loads cost ~10 ns on the nextTick path.)
 const callbackState = {
-  __proto__: null,
   fields: new Uint32Array(2),
   enabled: false,
 };
