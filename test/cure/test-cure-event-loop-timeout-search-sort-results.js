@@ -32,6 +32,12 @@ for (const needle of ['#', 'needle', 'a needle of more than seven chars',
   }
 }
 assert.strictEqual('x'.repeat(3 * kChunk).indexOf('y'), -1);
+// lastIndexOf() polls after so many compared characters too: partial
+// matches at every index.
+assert.strictEqual(('aaab' + 'a'.repeat(2 ** 18)).lastIndexOf('aaab'), 0);
+assert.strictEqual(('b' + 'a'.repeat(2 ** 18)).lastIndexOf('aaab'), -1);
+assert.strictEqual(('aaab' + 'a'.repeat(2 ** 18)).lastIndexOf('aaab', 2 ** 17),
+                   0);
 assert.strictEqual('xy'.repeat(kChunk).split('y').length, kChunk + 1);
 assert.strictEqual('xy'.repeat(kChunk).replace(/y/g, '').length, kChunk);
 
