@@ -11,19 +11,12 @@
 // TypedArray sort and the string searches: test-cure-event-loop-timeout-
 // search-sort.js; the keys of a huge object: -keys.js. String comparison and
 // repeat() stay short at any size a string can have.
-const common = require('../common');
+require('../common');
+const { assertInterrupted, lcg, runEachInACallback } =
+  require('../common/cure');
 const assert = require('assert');
 
 const T = 100;
-
-// A pseudo-random sequence (a linear congruential generator).
-function lcg() {
-  let x = 12345;
-  return () => {
-    x = (x * 1103515245 + 12345) & 0x3fffffff;
-    return x;
-  };
-}
 
 // Array.prototype.sort, default comparator: 8e6 Smis, compared as strings.
 let smis = Array.from({ length: 8e6 }, lcg());
@@ -43,50 +36,25 @@ delete dict.k0;
 const many = 'a'.repeat(3 << 22);
 many.indexOf('b');  // Flattened outside the timed callback.
 
-function interrupted(label, fn) {
-  const start = performance.now();
-  assert.throws(fn, (err) => {
-    assert.ok(err instanceof TimeoutError, `${label}: ${err}`);
-    assert.strictEqual(err.code, 'ERR_EVENT_LOOP_TIMEOUT');
-    return true;
-  }, `${label}: not interrupted`);
-  const elapsed = performance.now() - start;
-  // The budget is counted from the callback's start; the design target is
-  // T + 50 ms, the bound here is generous for loaded test machines.
-  assert.ok(elapsed < T + 1000, `${label}: interrupted after ${elapsed} ms`);
-  console.log(`${label}: interrupted after ${elapsed.toFixed(1)} ms`);
-}
-
 const cases = [
   () => {
-    interrupted('Array.prototype.sort', () => smis.sort());
+    assertInterrupted('Array.prototype.sort', () => smis.sort(), T);
     // An interrupted sort leaves the receiver as it was.
     assert.deepStrictEqual(smis.slice(0, 8), smisHead);
     assert.deepStrictEqual([10, 9, 1].sort(), [1, 10, 9]);
     smis = null;  // Inputs are dropped once used, to bound the peak memory.
   },
-  () => interrupted('Array.prototype.join',
-                    () => Array.prototype.join.call({ length: 1e8 }, '')),
-  () => interrupted('Array.prototype.fill',
-                    () => Array.prototype.fill.call(fillTarget, 0, 2 ** 32)),
-  () => interrupted('Object.values', () => Object.values(dict)),
+  () => assertInterrupted('Array.prototype.join',
+                          () => Array.prototype.join.call({ length: 1e8 }, ''), T),
+  () => assertInterrupted('Array.prototype.fill',
+                          () => Array.prototype.fill.call(fillTarget, 0, 2 ** 32), T),
+  () => assertInterrupted('Object.values', () => Object.values(dict), T),
   () => {
-    interrupted('Object.entries', () => Object.entries(dict));
+    assertInterrupted('Object.entries', () => Object.entries(dict), T);
     dict = null;
   },
-  () => interrupted('String.prototype.replaceAll',
-                    () => many.replaceAll('a', 'b')),
+  () => assertInterrupted('String.prototype.replaceAll',
+                          () => many.replaceAll('a', 'b'), T),
 ];
 
-// One case per callback, each in its own setImmediate; the next callback is
-// not hit by the previous one's timeout.
-(function next(i) {
-  if (i === cases.length) {
-    setTimeout(common.mustCall(), 1);
-    return;
-  }
-  setImmediate(common.mustCall(() => {
-    cases[i]();
-    next(i + 1);
-  }));
-})(0);
+runEachInACallback(cases);

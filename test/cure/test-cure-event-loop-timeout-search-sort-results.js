@@ -7,6 +7,7 @@
 // straddle a chunk boundary, sorts of every element type with NaN and -0,
 // splits and replacements across chunks, keys in creation order.
 require('../common');
+const { lcg } = require('../common/cure');
 const assert = require('assert');
 
 const kChunk = 2 ** 20;
@@ -43,13 +44,6 @@ assert.strictEqual('xy'.repeat(kChunk).replace(/y/g, '').length, kChunk);
 
 // Sorts: every element type, sizes around the sort's runs (2^12), with the
 // values a numeric sort must order (NaN last, -0 before +0).
-function lcg() {
-  let x = 987654321;
-  return () => {
-    x = (x * 1103515245 + 12345) & 0x7fffffff;
-    return x;
-  };
-}
 function reference(values) {
   return Array.from(values).sort((a, b) => {
     if (Number.isNaN(a)) return Number.isNaN(b) ? 0 : 1;
@@ -66,7 +60,7 @@ const types = [Int8Array, Uint8Array, Uint8ClampedArray, Int16Array,
                Float64Array, BigInt64Array, BigUint64Array];
 for (const Type of types) {
   for (const length of [2, 4096, 4097, 65537, 300001]) {
-    const next = lcg();
+    const next = lcg(987654321);
     const isBig = Type.name.startsWith('Big');
     const isFloat = Type.name.startsWith('Float');
     const ta = new Type(length);
@@ -76,9 +70,9 @@ for (const Type of types) {
         ta[i] = BigInt(r) * 1000003n - 2n ** 40n;
       } else if (isFloat) {
         ta[i] = r % 97 === 0 ? NaN : r % 89 === 0 ? -0 : r % 83 === 0 ? 0 :
-          (r - 2 ** 30) / 7;
+          (r - 2 ** 29) / 7;
       } else {
-        ta[i] = r - 2 ** 30;
+        ta[i] = r - 2 ** 29;
       }
     }
     const expected = isBig ?

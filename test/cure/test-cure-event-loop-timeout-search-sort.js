@@ -6,20 +6,13 @@
 //
 // Inputs are built while the main module runs (not bounded) and take well
 // over 1 s (10 budgets) on a stock Node 22 build here.
-const common = require('../common');
+require('../common');
+const { assertInterrupted, lcg, runEachInACallback } =
+  require('../common/cure');
 const assert = require('assert');
 const { runWithEventLoopTimeout } = require('node:cure');
 
 const T = 100;
-
-// A pseudo-random sequence (a linear congruential generator).
-function lcg() {
-  let x = 12345;
-  return () => {
-    x = (x * 1103515245 + 12345) & 0x3fffffff;
-    return x;
-  };
-}
 
 // Default (numeric) sort of 2^24 doubles.
 let doubles = Float64Array.from({ length: 2 ** 24 }, lcg());
@@ -41,54 +34,29 @@ const longPattern = 'a'.repeat(2 ** 12) + 'b';
 let parts = 'a'.repeat(2 ** 25);
 parts.indexOf('b');
 
-function interrupted(label, fn) {
-  const start = performance.now();
-  assert.throws(fn, (err) => {
-    assert.ok(err instanceof TimeoutError, `${label}: ${err}`);
-    assert.strictEqual(err.code, 'ERR_EVENT_LOOP_TIMEOUT');
-    return true;
-  }, `${label}: not interrupted`);
-  const elapsed = performance.now() - start;
-  // The design target is T + 50 ms; the bound is generous for loaded test
-  // machines (the times are printed).
-  assert.ok(elapsed < T + 1000, `${label}: interrupted after ${elapsed} ms`);
-  console.log(`${label}: interrupted after ${elapsed.toFixed(1)} ms`);
-}
-
 const cases = [
   () => {
-    interrupted('TypedArray.prototype.sort', () => doubles.sort());
+    assertInterrupted('TypedArray.prototype.sort', () => doubles.sort(), T);
     // An interrupted sort leaves a permutation of the elements (checked
     // without a budget: it takes a while).
     assert.strictEqual(runWithEventLoopTimeout(0, sum, doubles), doublesSum);
     doubles = null;  // Inputs are dropped once used, to bound the peak memory.
   },
-  () => interrupted('String.prototype.indexOf', () => as.indexOf(aab)),
+  () => assertInterrupted('String.prototype.indexOf', () => as.indexOf(aab), T),
   () => {
     // Optimized callers: test-cure-event-loop-timeout-search-optimized.js.
-    interrupted('String.prototype.includes', () => as.includes(aab));
+    assertInterrupted('String.prototype.includes', () => as.includes(aab), T);
     as = null;
   },
   () => {
-    interrupted('String.prototype.lastIndexOf',
-                () => backwards.lastIndexOf(longPattern));
+    assertInterrupted('String.prototype.lastIndexOf',
+                      () => backwards.lastIndexOf(longPattern), T);
     backwards = null;
   },
   () => {
-    interrupted('String.prototype.split', () => parts.split('a'));
+    assertInterrupted('String.prototype.split', () => parts.split('a'), T);
     parts = null;
   },
 ];
 
-// One case per callback, each in its own setImmediate; the next callback is
-// not hit by the previous one's timeout.
-(function next(i) {
-  if (i === cases.length) {
-    setTimeout(common.mustCall(), 1);
-    return;
-  }
-  setImmediate(common.mustCall(() => {
-    cases[i]();
-    next(i + 1);
-  }));
-})(0);
+runEachInACallback(cases);
