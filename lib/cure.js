@@ -7,6 +7,11 @@ const {
 } = primordials;
 
 const {
+  codes: {
+    ERR_WORKER_UNSUPPORTED_OPERATION,
+  },
+} = require('internal/errors');
+const {
   validateFunction,
   validateInteger,
 } = require('internal/validators');
@@ -45,15 +50,52 @@ function runWithEventLoopTimeout(ms, fn, ...args) {
   }
 }
 
-// How many timeouts this thread's event loop has had.
+// How many timeouts this thread's event loop has had, and how many
+// threadpool tasks timed out and requests were refused as slow resources
+// (process-wide: the threadpool is the process's).
 function getTimeoutCounts() {
-  return { eventLoop: binding().getEventLoopTimeoutState()[1] };
+  const { timedOut, slowResourceHits } =
+    require('internal/cure/threadpool').getThreadpoolStats();
+  return {
+    eventLoop: binding().getEventLoopTimeoutState()[1],
+    threadpool: timedOut,
+    slowResource: slowResourceHits,
+  };
+}
+
+// The budget of one threadpool task, in ms (0: off). Process-wide.
+function getThreadpoolTimeout() {
+  return binding().getThreadpoolTimeout();
+}
+
+// Changes it for tasks that start from now on; main thread only, as the
+// pool serves every thread.
+function setThreadpoolTimeout(ms) {
+  validateInteger(ms, 'ms', 0, kMaxBudget);
+  if (!internalBinding('worker').isMainThread) {
+    throw new ERR_WORKER_UNSUPPORTED_OPERATION('setThreadpoolTimeout()');
+  }
+  binding().setThreadpoolTimeout(ms);
+}
+
+// The threadpool's counters: timeouts, abandoned threads, the blacklist.
+function getThreadpoolStats() {
+  return require('internal/cure/threadpool').getThreadpoolStats();
+}
+
+// Empties the slow-resource blacklist (an administrative action).
+function clearSlowResources() {
+  binding().clearSlowResources();
 }
 
 module.exports = {
   TimeoutError,
+  clearSlowResources,
   getEventLoopTimeout,
+  getThreadpoolStats,
+  getThreadpoolTimeout,
   getTimeoutCounts,
   runWithEventLoopTimeout,
   setEventLoopTimeout,
+  setThreadpoolTimeout,
 };

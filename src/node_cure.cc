@@ -5,6 +5,7 @@
 #include "node_binding.h"
 #include "node_event_loop_timeout.h"
 #include "node_external_reference.h"
+#include "node_threadpool_timeout.h"
 #include "node_timeout_watchdog-inl.h"
 #include "util-inl.h"
 
@@ -88,6 +89,8 @@ static void Initialize(Local<Object> target,
   SetMethod(context, target, "setCallbackBudget", SetCallbackBudget);
   SetMethod(
       context, target, "setEventLoopTimeoutHooks", SetEventLoopTimeoutHooks);
+  // --threadpool-timeout (src/node_threadpool_timeout.cc).
+  ThreadPoolTimeout::InitializeBinding(context, target);
 }
 
 static void RegisterExternalReferences(ExternalReferenceRegistry* registry) {
@@ -96,6 +99,7 @@ static void RegisterExternalReferences(ExternalReferenceRegistry* registry) {
   registry->Register(GetCallbackFields);
   registry->Register(SetCallbackBudget);
   registry->Register(SetEventLoopTimeoutHooks);
+  ThreadPoolTimeout::RegisterExternalReferences(registry);
 }
 
 }  // namespace cure

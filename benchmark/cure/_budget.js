@@ -1,10 +1,10 @@
 'use strict';
-// Shared by benchmark/cure/: applies an --event-loop-timeout budget through
-// node:cure, so that one benchmark file runs on ./node and on the unpatched
-// ./node-baseline (make baseline), which has no node:cure and no such option
+// Shared by benchmark/cure/: applies a nodecure budget through node:cure, so
+// that one benchmark file runs on ./node and on the unpatched ./node-baseline
+// (make baseline), which has no node:cure and no such options
 // (benchmark/compare.js passes both binaries the same flags).
 
-function setEventLoopBudget(ms) {
+function setBudget(setter, ms) {
   if (ms === 0) return;
   let cure;
   try {
@@ -12,7 +12,12 @@ function setEventLoopBudget(ms) {
   } catch {
     return;  // Upstream Node.js: nothing to set.
   }
-  cure.setEventLoopTimeout(ms);
+  cure[setter](ms);
 }
 
-module.exports = { setEventLoopBudget };
+module.exports = {
+  // --event-loop-timeout
+  setEventLoopBudget: (ms) => setBudget('setEventLoopTimeout', ms),
+  // --threadpool-timeout
+  setThreadpoolBudget: (ms) => setBudget('setThreadpoolTimeout', ms),
+};

@@ -1,0 +1,157 @@
+'use strict';
+
+// nodecure: the JS half of --threadpool-timeout (doc/api/cure.md). The pool
+// is libuv's and process-wide; src/node_threadpool_timeout.cc keeps alive
+// what an abandoned task may still touch and calls in here, lazily and only
+// when a task times out, to build the TimeoutError and publish the
+// diagnostics_channel events. Nothing here runs per request.
+
+const {
+  ObjectFreeze,
+} = primordials;
+
+const { TimeoutError } = require('internal/cure/errors');
+
+const binding = internalBinding('cure');
+const {
+  UV_ETIMEDOUT,
+  UV_EABANDONCAP,
+  UV_ESLOWRESOURCE,
+} = binding;
+
+let timeoutChannel;
+let slowResourceChannel;
+function lazyChannels() {
+  if (timeoutChannel === undefined) {
+    const dc = require('diagnostics_channel');
+    timeoutChannel = dc.channel('cure:threadpool-timeout');
+    slowResourceChannel = dc.channel('cure:slow-resource');
+  }
+}
+
+// A libuv error number that becomes a TimeoutError (dns.lookup; fs decides
+// in C++). UV_ETIMEDOUT is ours only once a budget was ever set, as in C++
+// (ThreadPoolTimeout::IsTimeout()): getaddrinfo() can fail with ETIMEDOUT
+// (EAI_SYSTEM) on its own, and with the feature off that error stays
+// upstream's.
+function isThreadpoolErrno(errno) {
+  return errno === UV_EABANDONCAP || errno === UV_ESLOWRESOURCE ||
+         (errno === UV_ETIMEDOUT && binding.isThreadpoolTimeoutEverEnabled());
+}
+
+// Synchronous fs calls never run in the pool, but a blacklisted resource
+// refuses them too.
+function isSlowResourceErrno(errno) {
+  return errno === UV_ESLOWRESOURCE;
+}
+
+function describe(errno) {
+  if (errno === UV_ESLOWRESOURCE) {
+    return 'resource refused: an earlier request on it ran past the ' +
+           'threadpool budget (--threadpool-timeout)';
+  }
+  let message = 'threadpool task ran longer than its budget of ' +
+                `${binding.getThreadpoolTimeout()} ms (--threadpool-timeout)`;
+  if (errno === UV_EABANDONCAP) {
+    message += '; its thread was not replaced: too many abandoned threads';
+  }
+  return message;
+}
+
+function codeOf(errno) {
+  return errno === UV_ESLOWRESOURCE ?
+    'ERR_SLOW_RESOURCE' : 'ERR_THREADPOOL_TIMEOUT';
+}
+
+// The error of an fs or DNS request, shaped like upstream's UVException and
+// DNSException: `${message}, ${syscall} '${path}' -> '${dest}'` (DNS:
+// `${syscall} ${hostname}`), with errno, syscall, path, dest, hostname.
+// Called from C++ (UVException()) and from lib (DNSException, fs sync ctx).
+function createThreadpoolError(errno, syscall, path, dest, hostname) {
+  let message = describe(errno);
+  if (syscall !== undefined) message += `, ${syscall}`;
+  if (path !== undefined) message += ` '${path}'`;
+  if (dest !== undefined) message += ` -> '${dest}'`;
+  if (hostname !== undefined) message += ` ${hostname}`;
+  const error = new TimeoutError(message, { code: codeOf(errno) });
+  error.errno = errno;
+  if (syscall !== undefined) error.syscall = syscall;
+  if (path !== undefined) error.path = `${path}`;
+  if (dest !== undefined) error.dest = `${dest}`;
+  if (hostname !== undefined) error.hostname = hostname;
+  return error;
+}
+
+// The error of a crypto job or a zlib chunk.
+function createWorkTimeoutError(errno, kind, name) {
+  const error = new TimeoutError(
+    `${describe(errno)}, ${kind}${name !== undefined ? ` ${name}` : ''}`,
+    { code: 'ERR_THREADPOOL_TIMEOUT' });
+  error.errno = errno;
+  return error;
+}
+
+// Asked by C++ before it enters the request's async context to publish.
+function threadpoolChannelsActive() {
+  lazyChannels();
+  return timeoutChannel.hasSubscribers || slowResourceChannel.hasSubscribers;
+}
+
+// Called by C++ once per timeout, in the async context of the request, so
+// that a subscriber can tell which client it was (AsyncLocalStorage).
+function publishThreadpoolTimeout(kind, errno, syscall, path, slowResource) {
+  lazyChannels();
+  if (timeoutChannel.hasSubscribers) {
+    timeoutChannel.publish(ObjectFreeze({
+      __proto__: null,
+      kind,
+      code: codeOf(errno),
+      errno,
+      syscall,
+      path,
+      budget: binding.getThreadpoolTimeout(),
+    }));
+  }
+  if (slowResource && slowResourceChannel.hasSubscribers) {
+    slowResourceChannel.publish(ObjectFreeze({
+      __proto__: null,
+      syscall,
+      path,
+    }));
+  }
+}
+
+// node:cure's counters, from uv_threadpool_get_stats(): process-wide, as
+// the pool is.
+function getThreadpoolStats() {
+  const {
+    0: timedOut,
+    1: extended,
+    2: abandoned,
+    3: abandonedLive,
+    4: capHits,
+    5: slowResources,
+    6: slowResourceMarks,
+    7: slowResourceHits,
+  } = binding.getThreadpoolStats();
+  return {
+    timedOut,
+    extended,
+    abandoned,
+    abandonedLive,
+    capHits,
+    slowResources,
+    slowResourceMarks,
+    slowResourceHits,
+  };
+}
+
+module.exports = {
+  createThreadpoolError,
+  createWorkTimeoutError,
+  getThreadpoolStats,
+  isSlowResourceErrno,
+  isThreadpoolErrno,
+  publishThreadpoolTimeout,
+  threadpoolChannelsActive,
+};

@@ -1,0 +1,521 @@
+#include "node_threadpool_timeout.h"
+
+#include <atomic>
+#include <cstdlib>
+#include <unordered_map>
+
+#include "async_wrap-inl.h"
+#include "base_object-inl.h"
+#include "env-inl.h"
+#include "node_errors.h"
+#include "node_file.h"
+#include "node_external_reference.h"
+#include "node_realm-inl.h"
+#include "util-inl.h"
+
+namespace node {
+
+using v8::Context;
+using v8::EscapableHandleScope;
+using v8::Exception;
+using v8::Function;
+using v8::FunctionCallbackInfo;
+using v8::HandleScope;
+using v8::Integer;
+using v8::Isolate;
+using v8::Local;
+using v8::MaybeLocal;
+using v8::Number;
+using v8::Object;
+using v8::String;
+using v8::Undefined;
+using v8::Value;
+
+namespace {
+
+std::atomic<bool> ever_enabled_{false};
+
+// The fs request whose timeout has just blacklisted its resource: libuv calls
+// OnSlowResourceMarked() on the request's loop thread right before the
+// request's callback, which ends in KeepFsRequest() on the same thread.
+thread_local const uv_fs_t* marked_request = nullptr;
+
+void OnSlowResourceMarked(const uv_fs_t* req) {
+  marked_request = req;
+}
+
+// What a timed-out task may still touch, until libuv reclaims it.
+struct AbandonedTask {
+  Environment* env;
+  BaseObjectPtr<AsyncWrap> object;
+  ThreadPoolTimeout::ReleaseCallback release;
+  void* data;
+  uv_fs_t* fs_req;   // uv_fs_req_cleanup() at reclaim, if set
+  uv_buf_t managed;  // Environment::release_managed_buffer() at reclaim
+  BaseObject* held;  // held strongly by `object` (see HoldFor())
+  bool orphaned;
+};
+
+// A kept object may itself hold another BaseObject strongly: an FSReqBase
+// holds its realm's fs BindingData. If the Environment goes first, the
+// realm's cleanup only Detach()es that one too, and it must be untracked
+// once, however many kept requests hold it: how many do, per object (an
+// object belongs to one Environment, so to one thread).
+thread_local std::unordered_map<BaseObject*, size_t> held_count;
+
+void OnHeldObjectOrphaned(void* arg) {
+  BaseObject* held = static_cast<BaseObject*>(arg);
+  held_count.erase(held);
+  // Leaked with the requests that hold it (see OnEnvironmentCleanup()).
+  held->realm()->UntrackBaseObject(held);
+}
+
+void HoldFor(Environment* env, BaseObject* held) {
+  if (held != nullptr && ++held_count[held] == 1)
+    env->AddCleanupHook(OnHeldObjectOrphaned, held);
+}
+
+void ReleaseFor(Environment* env, BaseObject* held) {
+  if (held == nullptr) return;
+  auto it = held_count.find(held);
+  CHECK_NE(it, held_count.end());
+  if (--it->second == 0) {
+    held_count.erase(it);
+    env->RemoveCleanupHook(OnHeldObjectOrphaned, held);
+  }
+}
+
+}  // namespace
+
+// The Environment goes before the task returns: leak what the task may
+// still touch, and make sure nothing in the realm waits for it.
+static void OnEnvironmentCleanup(void* arg) {
+  AbandonedTask* task = static_cast<AbandonedTask*>(arg);
+  task->orphaned = true;
+  // The read may still fill it: out of the Environment's hands, leaked.
+  if (task->managed.base != nullptr)
+    USE(task->env->release_managed_buffer(task->managed).release());
+  if (task->object) {
+    AsyncWrap* object = task->object.get();
+    // Realm::~Realm() checks that every BaseObject was deleted; this one is
+    // leaked on purpose (bounded by libuv's cap on abandoned threads), with
+    // its strong pointer, so the realm's own cleanup only Detach()es it.
+    object->realm()->UntrackBaseObject(object);
+    new BaseObjectPtr<AsyncWrap>(std::move(task->object));
+  }
+}
+
+// On the loop thread, once the abandoned work has returned.
+static void OnTaskReclaimed(void* arg) {
+  AbandonedTask* task = static_cast<AbandonedTask*>(arg);
+  if (task->orphaned) {
+    delete task;
+    return;
+  }
+  Environment* env = task->env;
+  env->RemoveCleanupHook(OnEnvironmentCleanup, task);
+  ReleaseFor(env, task->held);
+  HandleScope handle_scope(env->isolate());
+  // The release callbacks may call into JS (N-API's `complete`).
+  Context::Scope context_scope(env->context());
+  if (task->fs_req != nullptr) uv_fs_req_cleanup(task->fs_req);
+  if (task->managed.base != nullptr)
+    env->release_managed_buffer(task->managed);  // Freed here.
+  AsyncWrap* object = task->object.get();
+  ThreadPoolTimeout::ReleaseCallback release = task->release;
+  void* data = task->data;
+  if (task->fs_req != nullptr && object != nullptr) object->Detach();
+  task->object.reset();  // Deletes a detached request wrap.
+  delete task;
+  if (release != nullptr) release(object, data);
+}
+
+// require('internal/cure/threadpool')[name], or an empty handle.
+static MaybeLocal<Function> LibFunction(Environment* env, const char* name) {
+  Isolate* isolate = env->isolate();
+  Local<Context> context = env->context();
+  Local<Function> require = env->principal_realm()->builtin_module_require();
+  if (require.IsEmpty()) return {};
+  Local<Value> id = OneByteString(isolate, "internal/cure/threadpool");
+  Local<Value> exports;
+  Local<Value> fn;
+  if (!require->Call(context, v8::Null(isolate), 1, &id).ToLocal(&exports) ||
+      !exports->IsObject() ||
+      !exports.As<Object>()
+           ->Get(context, OneByteString(isolate, name))
+           .ToLocal(&fn) ||
+      !fn->IsFunction()) {
+    return {};
+  }
+  return fn.As<Function>();
+}
+
+static Local<Value> StringOrUndefined(Isolate* isolate, const char* s) {
+  if (s == nullptr) return Undefined(isolate);
+  Local<String> str;
+  if (!String::NewFromUtf8(isolate, s).ToLocal(&str))
+    return Undefined(isolate);
+  return str;
+}
+
+// Publishes 'cure:threadpool-timeout' (and 'cure:slow-resource') through
+// lib/internal/cure/threadpool.js, in the async context of `wrap` if given,
+// so that a subscriber sees the request's AsyncLocalStorage. Costs one JS
+// call per timeout, nothing per request.
+static void Publish(Environment* env,
+                    AsyncWrap* wrap,
+                    const ThreadPoolTimeout::Event& event,
+                    bool slow_resource) {
+  if (!env->can_call_into_js()) return;
+  Isolate* isolate = env->isolate();
+  HandleScope handle_scope(isolate);
+  Context::Scope context_scope(env->context());
+  Local<Function> active;
+  Local<Function> publish;
+  {
+    errors::TryCatchScope try_catch(env);
+    Local<Value> yes;
+    if (!LibFunction(env, "threadpoolChannelsActive").ToLocal(&active) ||
+        !active->Call(env->context(), Undefined(isolate), 0, nullptr)
+             .ToLocal(&yes) ||
+        !yes->IsTrue() ||
+        !LibFunction(env, "publishThreadpoolTimeout").ToLocal(&publish)) {
+      return;
+    }
+  }
+  Local<Value> argv[] = {
+      OneByteString(isolate, event.kind),
+      Integer::New(isolate, event.status),
+      StringOrUndefined(isolate, event.syscall),
+      StringOrUndefined(isolate, event.path),
+      v8::Boolean::New(isolate, slow_resource),
+  };
+  if (wrap != nullptr) {
+    // Subscriber errors are reported by diagnostics_channel itself.
+    USE(wrap->MakeCallback(publish, arraysize(argv), argv));
+  } else {
+    errors::TryCatchScope try_catch(env);
+    USE(publish->Call(
+        env->context(), Undefined(isolate), arraysize(argv), argv));
+  }
+}
+
+void ThreadPoolTimeout::Apply(const std::string& option) {
+  // Validated by CheckTimeoutOption() (src/node_options.cc).
+  uint64_t ms = std::strtoull(option.c_str(), nullptr, 10);
+  if (ms != 0) SetBudget(ms);
+}
+
+uint64_t ThreadPoolTimeout::budget() {
+  return uv_threadpool_get_timeout();
+}
+
+void ThreadPoolTimeout::SetBudget(uint64_t ms) {
+  if (ms != 0 && !ever_enabled_.exchange(true))
+    uv_fs_slow_resource_set_cb(OnSlowResourceMarked);
+  CHECK_EQ(uv_threadpool_set_timeout(ms), 0);
+}
+
+bool ThreadPoolTimeout::ever_enabled() {
+  return ever_enabled_.load(std::memory_order_relaxed);
+}
+
+Local<Value> ThreadPoolTimeout::UVException(Isolate* isolate,
+                                            int errorno,
+                                            const char* syscall,
+                                            const char* path,
+                                            const char* dest) {
+  Environment* env = Environment::GetCurrent(isolate);
+  CHECK_NOT_NULL(env);
+  EscapableHandleScope scope(isolate);
+  Local<Context> context = env->context();
+  Local<Value> argv[] = {
+      Integer::New(isolate, errorno),
+      StringOrUndefined(isolate, syscall),
+      StringOrUndefined(isolate, path),
+      StringOrUndefined(isolate, dest),
+  };
+  if (env->can_call_into_js()) {
+    errors::TryCatchScope try_catch(env);
+    Local<Function> create;
+    Local<Value> error;
+    if (LibFunction(env, "createThreadpoolError").ToLocal(&create) &&
+        create->Call(context, Undefined(isolate), arraysize(argv), argv)
+            .ToLocal(&error)) {
+      return scope.Escape(error);
+    }
+  }
+  // No JS: a plain Error with the same properties (not a TimeoutError).
+  const bool slow = errorno == UV_ESLOWRESOURCE;
+  Local<Object> e = Exception::Error(OneByteString(
+                        isolate, uv_timeout_strerror(errorno)))
+                        .As<Object>();
+  const char* code = slow ? "ERR_SLOW_RESOURCE" : "ERR_THREADPOOL_TIMEOUT";
+  USE(e->Set(context, env->errno_string(), argv[0]));
+  USE(e->Set(context, env->code_string(), OneByteString(isolate, code)));
+  USE(e->Set(context, env->syscall_string(), argv[1]));
+  if (path != nullptr) USE(e->Set(context, env->path_string(), argv[2]));
+  if (dest != nullptr) USE(e->Set(context, env->dest_string(), argv[3]));
+  return scope.Escape(e);
+}
+
+Local<Value> ThreadPoolTimeout::WorkError(Environment* env,
+                                          int status,
+                                          const char* kind,
+                                          const char* name) {
+  Isolate* isolate = env->isolate();
+  EscapableHandleScope scope(isolate);
+  Local<Value> argv[] = {
+      Integer::New(isolate, status),
+      OneByteString(isolate, kind),
+      StringOrUndefined(isolate, name),
+  };
+  {
+    errors::TryCatchScope try_catch(env);
+    Local<Function> create;
+    Local<Value> error;
+    if (LibFunction(env, "createWorkTimeoutError").ToLocal(&create) &&
+        create->Call(env->context(), Undefined(isolate), arraysize(argv), argv)
+            .ToLocal(&error)) {
+      return scope.Escape(error);
+    }
+  }
+  Local<Object> e = Exception::Error(OneByteString(
+                        isolate, uv_timeout_strerror(status)))
+                        .As<Object>();
+  USE(e->Set(env->context(), env->errno_string(), argv[0]));
+  USE(e->Set(env->context(),
+             env->code_string(),
+             FIXED_ONE_BYTE_STRING(isolate, "ERR_THREADPOOL_TIMEOUT")));
+  return scope.Escape(e);
+}
+
+static bool Keep(Environment* env,
+                 AsyncWrap* object,
+                 ThreadPoolTimeout::ReleaseCallback release,
+                 void* data,
+                 uv_fs_t* fs_req,
+                 uv_buf_t managed,
+                 BaseObject* held) {
+  AbandonedTask* task = new AbandonedTask{env,
+                                          BaseObjectPtr<AsyncWrap>(object),
+                                          release,
+                                          data,
+                                          fs_req,
+                                          managed,
+                                          held,
+                                          false};
+  // Only valid inside the done callback of a task that timed out.
+  if (uv_threadpool_on_reclaim(OnTaskReclaimed, task) != 0) {
+    task->object.reset();
+    delete task;
+    return false;
+  }
+  env->AddCleanupHook(OnEnvironmentCleanup, task);
+  HoldFor(env, held);
+  return true;
+}
+
+bool ThreadPoolTimeout::KeepUntilReclaimed(Environment* env,
+                                           AsyncWrap* object,
+                                           ReleaseCallback release,
+                                           void* data,
+                                           const Event& event) {
+  if (!Keep(env,
+            object,
+            release,
+            data,
+            nullptr,
+            uv_buf_init(nullptr, 0),
+            nullptr))
+    return false;
+  Publish(env, object, event, false);
+  return true;
+}
+
+static bool KeepFs(AsyncWrap* wrap,
+                   uv_fs_t* req,
+                   const char* syscall,
+                   uv_buf_t managed,
+                   BaseObject* held) {
+  if (!ThreadPoolTimeout::IsTimeout(req->result)) return false;
+  const bool marked = marked_request == req;
+  marked_request = nullptr;
+  Environment* env = wrap->env();
+  if (!Keep(env, wrap, nullptr, nullptr, req, managed, held)) return false;
+  // req->path is libuv's copy: the abandoned work only reads it.
+  Publish(env,
+          wrap,
+          ThreadPoolTimeout::Event{
+              "fs", syscall, req->path, static_cast<int>(req->result)},
+          marked);
+  return true;
+}
+
+bool ThreadPoolTimeout::KeepFsRequest(AsyncWrap* wrap,
+                                      uv_fs_t* req,
+                                      const char* syscall,
+                                      uv_buf_t managed) {
+  return KeepFs(wrap, req, syscall, managed, nullptr);
+}
+
+bool ThreadPoolTimeout::KeepFsRequest(fs::FSReqBase* wrap,
+                                      uv_fs_t* req,
+                                      const char* syscall) {
+  return KeepFs(
+      wrap, req, syscall, uv_buf_init(nullptr, 0), wrap->binding_data());
+}
+
+void ThreadPoolTimeout::CompleteRefusedLater(AsyncWrap* wrap,
+                                             uv_fs_t* req,
+                                             uv_fs_cb after,
+                                             const char* path) {
+  // mkdtemp/mkstemp are never refused; their req->path would be freed by
+  // uv_fs_req_cleanup() whatever req->cb is.
+  const bool has_path = path != nullptr && req->fs_type != UV_FS_MKDTEMP &&
+                        req->fs_type != UV_FS_MKSTEMP;
+  wrap->env()->SetImmediate([keep = BaseObjectPtr<AsyncWrap>(wrap),
+                             req,
+                             after,
+                             has_path,
+                             copy = std::string(has_path ? path : "")](
+                                Environment*) {
+    // uv__slowres_check() already ran uv_fs_req_cleanup(): req->path is
+    // null. Point it to our copy for the error; with req->cb cleared, the
+    // uv_fs_req_cleanup() that `after` runs leaves it alone.
+    req->result = UV_ESLOWRESOURCE;
+    req->path = has_path ? copy.c_str() : nullptr;
+    req->new_path = nullptr;
+    req->cb = nullptr;
+    after(req);
+  });
+}
+
+bool ThreadPoolTimeout::KeepDnsRequest(AsyncWrap* wrap,
+                                       int status,
+                                       const char* syscall) {
+  if (!IsTimeout(status)) return false;
+  return KeepUntilReclaimed(wrap->env(),
+                            wrap,
+                            nullptr,
+                            nullptr,
+                            Event{"dns", syscall, nullptr, status});
+}
+
+void ThreadPoolTimeout::AfterCryptoJobTimeout(AsyncWrap* job,
+                                              int status,
+                                              const char* name) {
+  Environment* env = job->env();
+  // The job (its params, its output) belongs to the abandoned work until it
+  // returns; JS loses interest now.
+  CHECK(KeepUntilReclaimed(
+      env,
+      job,
+      [](AsyncWrap* job, void*) { delete job; },
+      nullptr,
+      Event{"crypto", name, nullptr, status}));
+  if (!env->can_call_into_js()) return;
+  HandleScope handle_scope(env->isolate());
+  Context::Scope context_scope(env->context());
+  Local<Value> error = WorkError(env, status, "crypto", name);
+  USE(job->MakeCallback(env->ondone_string(), 1, &error));
+}
+
+void ThreadPoolTimeout::AfterZlibTimeout(AsyncWrap* stream,
+                                         int status,
+                                         ReleaseCallback release) {
+  Environment* env = stream->env();
+  CHECK(KeepUntilReclaimed(
+      env, stream, release, nullptr, Event{"zlib", nullptr, nullptr, status}));
+  if (!env->can_call_into_js()) return;
+  Isolate* isolate = env->isolate();
+  HandleScope handle_scope(isolate);
+  Context::Scope context_scope(env->context());
+  Local<Value> argv[] = {
+      OneByteString(isolate, uv_timeout_strerror(status)),
+      Integer::New(isolate, status),
+      FIXED_ONE_BYTE_STRING(isolate, "ERR_THREADPOOL_TIMEOUT")};
+  USE(stream->MakeCallback(env->onerror_string(), arraysize(argv), argv));
+}
+
+// internalBinding('cure'): the threadpool half.
+
+static void GetThreadpoolTimeout(const FunctionCallbackInfo<Value>& args) {
+  args.GetReturnValue().Set(
+      static_cast<double>(ThreadPoolTimeout::budget()));
+}
+
+// Whether a budget was ever set: only then is a UV_ETIMEDOUT ours.
+static void IsThreadpoolTimeoutEverEnabled(
+    const FunctionCallbackInfo<Value>& args) {
+  args.GetReturnValue().Set(ThreadPoolTimeout::ever_enabled());
+}
+
+static void SetThreadpoolTimeout(const FunctionCallbackInfo<Value>& args) {
+  Environment* env = Environment::GetCurrent(args);
+  CHECK(env->is_main_thread());  // Checked in JS: the pool is process-wide.
+  CHECK(args[0]->IsNumber());
+  double ms = args[0].As<Number>()->Value();
+  CHECK(ms >= 0 && ms <= 2147483647);  // Validated in JS.
+  ThreadPoolTimeout::SetBudget(static_cast<uint64_t>(ms));
+}
+
+// getThreadpoolStats(): the uv_threadpool_stats_t counters, in order.
+static void GetThreadpoolStats(const FunctionCallbackInfo<Value>& args) {
+  Isolate* isolate = args.GetIsolate();
+  uv_threadpool_stats_t stats;
+  uv_threadpool_get_stats(&stats);
+  const uint64_t counters[] = {stats.timed_out,
+                               stats.extended,
+                               stats.abandoned,
+                               stats.abandoned_live,
+                               stats.cap_hits,
+                               stats.slow_resources,
+                               stats.slow_resource_marks,
+                               stats.slow_resource_hits};
+  Local<Value> values[arraysize(counters)];
+  for (size_t i = 0; i < arraysize(counters); i++)
+    values[i] = Number::New(isolate, static_cast<double>(counters[i]));
+  args.GetReturnValue().Set(
+      v8::Array::New(isolate, values, arraysize(values)));
+}
+
+static void ClearSlowResources(const FunctionCallbackInfo<Value>& args) {
+  uv_fs_slow_resource_clear();
+}
+
+void ThreadPoolTimeout::InitializeBinding(Local<Context> context,
+                                          Local<Object> target) {
+  Isolate* isolate = context->GetIsolate();
+  SetMethodNoSideEffect(
+      context, target, "getThreadpoolTimeout", GetThreadpoolTimeout);
+  SetMethodNoSideEffect(context,
+                        target,
+                        "isThreadpoolTimeoutEverEnabled",
+                        IsThreadpoolTimeoutEverEnabled);
+  SetMethod(context, target, "setThreadpoolTimeout", SetThreadpoolTimeout);
+  SetMethodNoSideEffect(
+      context, target, "getThreadpoolStats", GetThreadpoolStats);
+  SetMethod(context, target, "clearSlowResources", ClearSlowResources);
+  // The uv error numbers of lib/internal/cure/threadpool.js.
+  USE(target->Set(context,
+                  FIXED_ONE_BYTE_STRING(isolate, "UV_ETIMEDOUT"),
+                  Integer::New(isolate, UV_ETIMEDOUT)));
+  USE(target->Set(context,
+                  FIXED_ONE_BYTE_STRING(isolate, "UV_EABANDONCAP"),
+                  Integer::New(isolate, UV_EABANDONCAP)));
+  USE(target->Set(context,
+                  FIXED_ONE_BYTE_STRING(isolate, "UV_ESLOWRESOURCE"),
+                  Integer::New(isolate, UV_ESLOWRESOURCE)));
+}
+
+void ThreadPoolTimeout::RegisterExternalReferences(
+    ExternalReferenceRegistry* registry) {
+  registry->Register(GetThreadpoolTimeout);
+  registry->Register(IsThreadpoolTimeoutEverEnabled);
+  registry->Register(SetThreadpoolTimeout);
+  registry->Register(GetThreadpoolStats);
+  registry->Register(ClearSlowResources);
+}
+
+}  // namespace node

@@ -1,0 +1,170 @@
+#ifndef SRC_NODE_THREADPOOL_TIMEOUT_H_
+#define SRC_NODE_THREADPOOL_TIMEOUT_H_
+
+#if defined(NODE_WANT_INTERNALS) && NODE_WANT_INTERNALS
+
+#include <cstdint>
+#include <string>
+
+#include "uv.h"
+#include "uv/timeout.h"
+#include "v8.h"
+
+namespace node {
+
+class AsyncWrap;
+class Environment;
+class ExternalReferenceRegistry;
+namespace fs {
+class FSReqBase;
+}  // namespace fs
+
+// nodecure: the Node side of --threadpool-timeout (doc/api/cure.md). libuv
+// enforces the budget (deps/uv/include/uv/timeout.h,
+// doc/contributing/threadpool-timeouts.md); this turns its statuses into
+// TimeoutErrors and keeps alive what an abandoned task may still touch.
+//
+// Ownership after a timeout. A request or ThreadPoolWork whose done callback
+// sees UV_ETIMEDOUT or UV_EABANDONCAP may still be running on an abandoned
+// thread: libuv calls our reclaim callback on the loop thread once it has
+// returned. Until then the object that holds the uv request (an fs or DNS
+// ReqWrap, a CryptoJob, a CompressionStream, an N-API Work) belongs to the
+// abandoned task, not to JS: KeepUntilReclaimed() holds a strong
+// BaseObjectPtr to it (so GC and the realm's cleanup cannot delete it), and
+// what would have been released in the done callback (uv_fs_req_cleanup(),
+// the object itself, a read buffer) is released by the reclaim callback.
+// The JS objects that the C++ object keeps alive (a request's oncomplete
+// closure, a zlib handle's buffers) stay alive with it.
+//
+// If the Environment is torn down before the task returns (a worker that
+// exits, the end of the process), its cleanup hook orphans the record: the
+// object is untracked from its realm and leaked on purpose, and the reclaim
+// callback, if it ever runs, only frees the record. The leak is bounded by
+// libuv's cap on abandoned threads. JS memory that the task writes into
+// directly (the Buffer of an fs read, randomFill's buffer) dies with the
+// isolate; such tasks stop at once when abandoned (EINTR, cooperative
+// checks), which is what makes this acceptable (see NOTES in the patch).
+class ThreadPoolTimeout final {
+ public:
+  ThreadPoolTimeout() = delete;
+
+  // At startup, on the main thread, with the validated option (node.cc).
+  static void Apply(const std::string& option);
+
+  // The pool's budget in ms (0: off). Process-wide; node:cure changes it
+  // from the main thread only.
+  static uint64_t budget();
+  static void SetBudget(uint64_t ms);
+  // Whether a budget was ever set: only then is a UV_ETIMEDOUT from an fs
+  // request ours (a soft NFS mount can return ETIMEDOUT too; with the
+  // feature off such errors stay upstream's).
+  static bool ever_enabled();
+
+  // A done callback's status that means "abandoned past its budget".
+  static inline bool IsTimeout(int64_t status) {
+    return (status == UV_ETIMEDOUT && ever_enabled()) ||
+           status == UV_EABANDONCAP;
+  }
+  // A uv error number that becomes a TimeoutError.
+  static inline bool IsTimeoutErrno(int64_t errorno) {
+    return IsTimeout(errorno) || errorno == UV_ESLOWRESOURCE;
+  }
+
+  // The TimeoutError for a uv error number (ERR_THREADPOOL_TIMEOUT or
+  // ERR_SLOW_RESOURCE) with upstream's errno, syscall, path and dest
+  // properties: UVException()'s hook (src/api/exceptions.cc).
+  static v8::Local<v8::Value> UVException(v8::Isolate* isolate,
+                                          int errorno,
+                                          const char* syscall,
+                                          const char* path,
+                                          const char* dest);
+
+  // Called on the loop thread once the abandoned task returned, with the
+  // object kept and `data`. Not called if the Environment went first.
+  using ReleaseCallback = void (*)(AsyncWrap* object, void* data);
+
+  struct Event {
+    const char* kind;     // "fs", "dns", "crypto", "zlib", "napi"
+    const char* syscall;  // or the job's name; may be null
+    const char* path;     // fs path or DNS host name; may be null
+    int status;
+  };
+
+  // From a done callback that received a timeout status: keeps `object`
+  // (may be null) alive until libuv reclaims the task, then calls
+  // release(object, data). Publishes 'cure:threadpool-timeout' in the
+  // object's async context if anybody subscribed. Returns false, keeping
+  // nothing, if libuv does not know the task as timed out (e.g. a kernel's
+  // ETIMEDOUT): the caller then cleans up as usual.
+  static bool KeepUntilReclaimed(Environment* env,
+                                 AsyncWrap* object,
+                                 ReleaseCallback release,
+                                 void* data,
+                                 const Event& event);
+
+  // fs: the request wrap `wrap` (an FSReqBase or FileHandleReadWrap) whose
+  // uv_fs_t `req` timed out. Defers uv_fs_req_cleanup(req), Detach()es and
+  // drops the wrap at reclaim; `managed`, if not empty, is a buffer from
+  // Environment::allocate_managed_buffer() that the read may still fill,
+  // released then too (FileHandle reads: the stream listeners a FileHandle
+  // gets in Node, EmitToJSStreamListener and StreamPipe, allocate so).
+  // Also publishes 'cure:slow-resource' if this request blacklisted its
+  // resource. False: not a pool timeout, clean up as usual.
+  static bool KeepFsRequest(AsyncWrap* wrap,
+                            uv_fs_t* req,
+                            const char* syscall,
+                            uv_buf_t managed = uv_buf_init(nullptr, 0));
+  // The same for an FSReqBase (FSReqAfterScope), which also holds its realm's
+  // fs BindingData: if the Environment goes first, that is kept too.
+  static bool KeepFsRequest(fs::FSReqBase* wrap,
+                            uv_fs_t* req,
+                            const char* syscall);
+
+  // fs: uv_fs_*() refused `req` at once with UV_ESLOWRESOURCE (its resource
+  // is blacklisted). Calls after(req) from a native immediate instead of
+  // synchronously (a callback API must not call back before it returns).
+  // libuv has already released its copies of the request's strings
+  // (uv__slowres_check()): `path` (the call's path argument, or null) is
+  // copied and put in req->path for the error.
+  static void CompleteRefusedLater(AsyncWrap* wrap,
+                                   uv_fs_t* req,
+                                   uv_fs_cb after,
+                                   const char* path);
+
+  // DNS: a GetAddrInfoReqWrap / GetNameInfoReqWrap whose uv request timed
+  // out: getaddrinfo() may still write the request's result fields and
+  // getnameinfo() its host and service buffers (libuv frees its own copies
+  // of the strings at reclaim). The JS callback gets the status as usual.
+  static bool KeepDnsRequest(AsyncWrap* wrap, int status, const char* syscall);
+
+  // crypto: CryptoJob::AfterThreadPoolWork() with a timeout status. Calls
+  // ondone(TimeoutError) and deletes the job once its work returned.
+  static void AfterCryptoJobTimeout(AsyncWrap* job,
+                                    int status,
+                                    const char* name);
+
+  // zlib: CompressionStream::AfterThreadPoolWork() with a timeout status.
+  // Keeps the stream until its work returned, then calls release(stream);
+  // calls the handle's onerror() with code ERR_THREADPOOL_TIMEOUT, which
+  // lib/zlib.js turns into a TimeoutError.
+  static void AfterZlibTimeout(AsyncWrap* stream,
+                               int status,
+                               ReleaseCallback release);
+
+  // The TimeoutError for a ThreadPoolWork (crypto, zlib), built in JS.
+  static v8::Local<v8::Value> WorkError(Environment* env,
+                                        int status,
+                                        const char* kind,
+                                        const char* name);
+
+  // internalBinding('cure') methods (src/node_cure.cc).
+  static void InitializeBinding(v8::Local<v8::Context> context,
+                                v8::Local<v8::Object> target);
+  static void RegisterExternalReferences(ExternalReferenceRegistry* registry);
+};
+
+}  // namespace node
+
+#endif  // defined(NODE_WANT_INTERNALS) && NODE_WANT_INTERNALS
+
+#endif  // SRC_NODE_THREADPOOL_TIMEOUT_H_
