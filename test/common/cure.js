@@ -1,8 +1,8 @@
 'use strict';
-// nodecure: helpers shared by the tests of long builtins under
-// --event-loop-timeout (test/cure/test-cure-event-loop-timeout-*.js).
+// nodecure: helpers shared by the tests in test/cure/.
 
 const assert = require('assert');
+const { spawnSync } = require('child_process');
 const common = require('./');
 
 // A pseudo-random sequence of 30-bit integers (a linear congruential
@@ -26,7 +26,8 @@ function assertInterrupted(label, fn, budget) {
     return true;
   }, `${label}: not interrupted`);
   const elapsed = performance.now() - start;
-  assert.ok(elapsed < budget + 1000, `${label}: interrupted after ${elapsed} ms`);
+  assert.ok(elapsed < budget + 1000,
+            `${label}: interrupted after ${elapsed} ms`);
   console.log(`${label}: interrupted after ${elapsed.toFixed(1)} ms`);
 }
 
@@ -45,4 +46,73 @@ function runEachInACallback(cases) {
   })(0);
 }
 
-module.exports = { assertInterrupted, lcg, runEachInACallback };
+// A budget option (`--event-loop-timeout`, `--threadpool-timeout`) takes 0
+// (off) or a positive integer of milliseconds, on the command line and in
+// NODE_OPTIONS; anything else stops startup with exit code 9 and a message.
+// `getter` names the node:cure function that reads the budget back.
+function checkBudgetOption(option, getter) {
+  const bad = ['abc', '-1', '1.5', '0x10', '1e3', ' 5', '2147483648',
+               '99999999999999999999'];
+  const message = new RegExp(
+    `${option} must be 0 \\(off\\) or a positive integer`);
+  for (const value of bad) {
+    const r = spawnSync(process.execPath, [`${option}=${value}`, '-e', '0']);
+    assert.strictEqual(r.status, 9, `${JSON.stringify(value)}: ${r.stderr}`);
+    assert.match(String(r.stderr), message);
+  }
+  {
+    // An empty value is refused by Node's option parser itself.
+    const r = spawnSync(process.execPath, [`${option}=`, '-e', '0']);
+    assert.strictEqual(r.status, 9, String(r.stderr));
+    assert.match(String(r.stderr),
+                 new RegExp(`${option}= requires an argument`));
+  }
+  {
+    const r = spawnSync(process.execPath, ['-e', '0'], {
+      env: { ...process.env, NODE_OPTIONS: `${option}=soon` },
+    });
+    assert.strictEqual(r.status, 9, String(r.stderr));
+    assert.match(String(r.stderr), message);
+  }
+
+  // fs.writeSync: process.stdout.write() would queue a nextTick callback,
+  // which a budget of 1 ms could interrupt on a loaded machine.
+  const read = 'require("fs").writeSync(1, String(' +
+               `require("node:cure").${getter}()))`;
+  for (const value of ['0', '1', '100', '2147483647']) {
+    const r = spawnSync(process.execPath, [`${option}=${value}`, '-e', read]);
+    assert.strictEqual(r.status, 0, String(r.stderr));
+    assert.strictEqual(String(r.stdout), value);
+  }
+  {
+    const r = spawnSync(process.execPath, ['-e', read], {
+      env: { ...process.env, NODE_OPTIONS: `${option}=250` },
+    });
+    assert.strictEqual(r.status, 0, String(r.stderr));
+    assert.strictEqual(String(r.stdout), '250');
+  }
+  {
+    // Off by default.
+    const r = spawnSync(process.execPath, ['-e', read]);
+    assert.strictEqual(r.status, 0, String(r.stderr));
+    assert.strictEqual(String(r.stdout), '0');
+  }
+}
+
+// The TimeoutError of a threadpool task (a crypto job named `job`) that ran
+// past a budget of `budget` ms.
+function assertThreadpoolTimeout(err, job, budget = 100) {
+  assert.ok(err instanceof TimeoutError, err);
+  assert.strictEqual(err.code, 'ERR_THREADPOOL_TIMEOUT');
+  assert.match(err.message, new RegExp(`budget of ${budget} ms`));
+  assert.match(err.message, new RegExp(job));
+  return true;
+}
+
+module.exports = {
+  assertInterrupted,
+  assertThreadpoolTimeout,
+  checkBudgetOption,
+  lcg,
+  runEachInACallback,
+};

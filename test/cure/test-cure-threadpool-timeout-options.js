@@ -5,48 +5,11 @@
 // Worker's execArgv cannot carry it.
 const common = require('../common');
 const assert = require('assert');
-const { spawnSync } = require('child_process');
 const { Worker } = require('worker_threads');
 const cure = require('node:cure');
+const { checkBudgetOption } = require('../common/cure');
 
-const bad = ['abc', '-1', '1.5', '0x10', '1e3', ' 5', '2147483648',
-             '99999999999999999999'];
-for (const value of bad) {
-  const r = spawnSync(process.execPath,
-                      [`--threadpool-timeout=${value}`, '-e', '0']);
-  assert.strictEqual(r.status, 9, `${JSON.stringify(value)}: ${r.stderr}`);
-  assert.match(String(r.stderr),
-               /--threadpool-timeout must be 0 \(off\) or a positive integer/);
-}
-{
-  // An empty value is refused by Node's option parser itself.
-  const r = spawnSync(process.execPath, ['--threadpool-timeout=', '-e', '0']);
-  assert.strictEqual(r.status, 9, String(r.stderr));
-  assert.match(String(r.stderr), /--threadpool-timeout= requires an argument/);
-}
-{
-  const r = spawnSync(process.execPath, ['-e', '0'], {
-    env: { ...process.env, NODE_OPTIONS: '--threadpool-timeout=soon' },
-  });
-  assert.strictEqual(r.status, 9, String(r.stderr));
-  assert.match(String(r.stderr), /--threadpool-timeout must be/);
-}
-
-const read = 'process.stdout.write(String(' +
-             'require("node:cure").getThreadpoolTimeout()))';
-for (const value of ['0', '1', '100', '2147483647']) {
-  const r = spawnSync(process.execPath,
-                      [`--threadpool-timeout=${value}`, '-e', read]);
-  assert.strictEqual(r.status, 0, String(r.stderr));
-  assert.strictEqual(String(r.stdout), value);
-}
-{
-  const r = spawnSync(process.execPath, ['-e', read], {
-    env: { ...process.env, NODE_OPTIONS: '--threadpool-timeout=250' },
-  });
-  assert.strictEqual(r.status, 0, String(r.stderr));
-  assert.strictEqual(String(r.stdout), '250');
-}
+checkBudgetOption('--threadpool-timeout', 'getThreadpoolTimeout');
 
 // Off by default; the API changes it.
 assert.strictEqual(cure.getThreadpoolTimeout(), 0);
