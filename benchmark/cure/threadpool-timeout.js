@@ -18,7 +18,7 @@ const bench = common.createBenchmark(main, {
   budget: [0, 10000],
   // Requests in flight: above the pool's 4 workers, so that tasks queue.
   concurrency: [16],
-  n: [2e4],
+  n: [1e5],
 });
 
 function setup(type) {
