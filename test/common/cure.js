@@ -109,8 +109,24 @@ function assertThreadpoolTimeout(err, job, budget = 100) {
   return true;
 }
 
+// Runs derive(cases) in a process without nodecure's options (upstream's
+// code paths) and returns its result: the reference for the derivations
+// that nodecure computes itself once --threadpool-timeout is set. `derive`
+// must be self-contained (it is sent as source).
+function deriveWithoutOptions(derive, cases) {
+  const r = spawnSync(process.execPath, [
+    '-e', `process.stdout.write(JSON.stringify((${derive})(${
+      JSON.stringify(cases)})))`,
+  ], { encoding: 'utf8', maxBuffer: 64 * 2 ** 20 });
+  assert.strictEqual(r.status, 0, r.stderr);
+  const expected = JSON.parse(r.stdout);
+  assert.strictEqual(expected.length, cases.length);
+  return expected;
+}
+
 module.exports = {
   assertInterrupted,
+  deriveWithoutOptions,
   assertThreadpoolTimeout,
   checkBudgetOption,
   lcg,
