@@ -68,6 +68,12 @@ static void SetCallbackBudget(const FunctionCallbackInfo<Value>& args) {
   args.GetReturnValue().Set(previous);
 }
 
+// wakeWatchdog(): JS began a callback and saw the watchdog asleep.
+static void WakeWatchdog(const FunctionCallbackInfo<Value>& args) {
+  Environment* env = Environment::GetCurrent(args);
+  EventLoopTimeout::From(env)->watchdog()->WakeIfSleeping();
+}
+
 // setEventLoopTimeoutHooks(TimeoutError.prototype, publish)
 static void SetEventLoopTimeoutHooks(const FunctionCallbackInfo<Value>& args) {
   Environment* env = Environment::GetCurrent(args);
@@ -87,6 +93,7 @@ static void Initialize(Local<Object> target,
       context, target, "getEventLoopTimeoutState", GetEventLoopTimeoutState);
   SetMethod(context, target, "getCallbackFields", GetCallbackFields);
   SetMethod(context, target, "setCallbackBudget", SetCallbackBudget);
+  SetMethod(context, target, "wakeWatchdog", WakeWatchdog);
   SetMethod(
       context, target, "setEventLoopTimeoutHooks", SetEventLoopTimeoutHooks);
   // --threadpool-timeout (src/node_threadpool_timeout.cc).
@@ -98,6 +105,7 @@ static void RegisterExternalReferences(ExternalReferenceRegistry* registry) {
   registry->Register(GetEventLoopTimeoutState);
   registry->Register(GetCallbackFields);
   registry->Register(SetCallbackBudget);
+  registry->Register(WakeWatchdog);
   registry->Register(SetEventLoopTimeoutHooks);
   ThreadPoolTimeout::RegisterExternalReferences(registry);
 }

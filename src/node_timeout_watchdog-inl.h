@@ -15,7 +15,7 @@ uint32_t TimeoutWatchdog::BeginCallback() {
   fields_[kCallbackBudget].store(kUseDefaultBudget,
                                  std::memory_order_relaxed);
   fields_[kCallbackId].store(id, std::memory_order_release);
-  if (sleeping_.load(std::memory_order_relaxed)) [[unlikely]] {
+  if (fields_[kSleeping].load(std::memory_order_relaxed)) [[unlikely]] {
     WakeIfSleeping();
   }
   return id;
@@ -32,7 +32,7 @@ void TimeoutWatchdog::SetCallbackBudget(uint32_t budget_ms) {
       !started_.load(std::memory_order_relaxed)) [[unlikely]] {
     Start();
   }
-  if (sleeping_.load(std::memory_order_relaxed)) [[unlikely]] {
+  if (fields_[kSleeping].load(std::memory_order_relaxed)) [[unlikely]] {
     WakeIfSleeping();
   }
 }

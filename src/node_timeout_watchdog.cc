@@ -21,9 +21,9 @@ constexpr uint64_t kIdleBeforeSleepNs = 1000 * kNsPerMs;
 // SleepBarrier()).
 constexpr uint64_t kBoundedSleepNs = 50 * kNsPerMs;
 
-// The thread decides to sleep by setting sleeping_ and then reading the
+// The thread decides to sleep by setting kSleeping and then reading the
 // callback id once more; the loop thread stores a new id and then reads
-// sleeping_, both with plain accesses, so that BeginCallback() stays a store
+// kSleeping, both with plain accesses, so that BeginCallback() stays a store
 // and a load. On their own these can pass each other (a store may be ordered
 // after a later load), and a callback could start unseen. A process-wide
 // membarrier on the sleeping side orders the loop thread's accesses without
@@ -99,7 +99,8 @@ void TimeoutWatchdog::Stop() {
 
 void TimeoutWatchdog::WakeIfSleeping() {
   uv_mutex_lock(&mutex_);
-  if (sleeping_.load(std::memory_order_relaxed)) uv_cond_signal(&cond_);
+  if (fields_[kSleeping].load(std::memory_order_relaxed))
+    uv_cond_signal(&cond_);
   uv_mutex_unlock(&mutex_);
 }
 
@@ -154,11 +155,10 @@ void TimeoutWatchdog::Run() {
     }
     if (budget_ms_.load(std::memory_order_relaxed) == 0 ||
         (!running && now - idle_since >= kIdleBeforeSleepNs)) {
-      // Nothing to time until the loop thread begins a callback in C++, sets
-      // a callback's budget or a budget is set. (A callback that JS begins
-      // inside a running one gets the default budget: with a default, the
-      // thread keeps sampling while a callback runs.)
-      sleeping_.store(true, std::memory_order_seq_cst);
+      // Nothing to time until the loop thread begins a callback (in C++, or
+      // in JS, which wakes us when it sees kSleeping), sets a callback's
+      // budget or a budget is set.
+      fields_[kSleeping].store(1, std::memory_order_seq_cst);
       bool exact = SleepBarrier();
       if (fields_[kCallbackId].load(std::memory_order_seq_cst) == callback &&
           !stopping_) {
@@ -167,7 +167,10 @@ void TimeoutWatchdog::Run() {
         else
           uv_cond_timedwait(&cond_, &mutex_, kBoundedSleepNs);
       }
-      sleeping_.store(false, std::memory_order_relaxed);
+      fields_[kSleeping].store(0, std::memory_order_relaxed);
+      // Woken for a callback about to begin: sample a while before sleeping
+      // again, or one that JS begins right after the wake-up is missed.
+      idle_since = uv_hrtime();
       continue;
     }
     uv_cond_timedwait(

@@ -53,6 +53,7 @@ class TimeoutWatchdog {
   enum Field : uint32_t {
     kCallbackId,      // odd: a callback runs; even: between callbacks
     kCallbackBudget,  // this callback's budget in ms, or one of the above
+    kSleeping,        // 1 while the thread sleeps until a callback begins
     kFieldCount
   };
 
@@ -88,6 +89,11 @@ class TimeoutWatchdog {
   // The shared words, kFieldCount of them, for a Uint32Array over them.
   uint32_t* fields();
 
+  // Any thread: wakes the watchdog's thread if it sleeps until a callback
+  // begins. BeginCallback() does it; JS, which begins callbacks with stores
+  // into fields(), calls it when it sees fields()[kSleeping] set.
+  void WakeIfSleeping();
+
   // How many times the TimeoutCallback was called.
   uint64_t timeouts() const { return timeouts_.load(std::memory_order_relaxed); }
 
@@ -99,15 +105,13 @@ class TimeoutWatchdog {
   void Start();
   static void ThreadMain(void* arg);
   void Run();
-  void WakeIfSleeping();
   uint64_t TickNs(uint64_t budget_ms) const;
   // The progress counter's low 32 bits (0 without one); any thread.
   inline uint64_t progress() const;
 
   // Written by the loop thread (and by JS through fields()), read by the
-  // watchdog's thread.
+  // watchdog's thread; kSleeping the other way round.
   alignas(64) std::atomic<uint32_t> fields_[kFieldCount];
-  std::atomic<bool> sleeping_{false};
   std::atomic<bool> started_{false};  // written under mutex_
 
   alignas(64) std::atomic<uint64_t> budget_ms_{0};

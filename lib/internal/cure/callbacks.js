@@ -14,6 +14,7 @@ const {
 // Indices into the watchdog's shared words (TimeoutWatchdog::Field).
 const kCallbackId = 0;
 const kCallbackBudget = 1;
+const kSleeping = 2;
 // Values of kCallbackBudget.
 const kUseDefaultBudget = 0;
 const kNoBudget = 0xFFFFFFFF;
@@ -31,15 +32,20 @@ const kNoBudget = 0xFFFFFFFF;
 // (A plain literal: one with `__proto__: null` is a dictionary-mode object,
 // whose property loads cost ~10 ns on the nextTick path.)
 const callbackState = {
-  fields: new Uint32Array(2),
+  fields: new Uint32Array(3),
   enabled: false,
 };
 
-// A new callback begins: the next odd id, with the default budget.
+let wakeWatchdog;
+
+// A new callback begins: the next odd id, with the default budget. A
+// watchdog that went to sleep (after a second without callbacks, e.g.
+// during a long main module) only samples again once woken.
 function beginCallback() {
   const { fields } = callbackState;
   fields[kCallbackId] = (fields[kCallbackId] + 2) | 1;
   fields[kCallbackBudget] = kUseDefaultBudget;
+  if (fields[kSleeping] !== 0) wakeWatchdog();
 }
 
 // Times the rest of the running callback afresh with a budget of `ms`
@@ -68,6 +74,7 @@ function enable() {
   binding.setEventLoopTimeoutHooks(
     require('internal/cure/errors').TimeoutError.prototype,
     publishEventLoopTimeout);
+  wakeWatchdog = binding.wakeWatchdog;
   callbackState.fields = binding.getCallbackFields();
   callbackState.enabled = true;
 }
