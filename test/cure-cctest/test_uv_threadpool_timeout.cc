@@ -439,6 +439,102 @@ TEST_F(ThreadpoolTimeoutTest, CompletedVersusTimedOutRace) {
          timed_out);
 }
 
+TEST_F(ThreadpoolTimeoutTest, ShortTasksCompleteOnceWithoutTimingOut) {
+  // The path every task takes that ends within its budget: no lock, a swap
+  // of its slot's word. Many at once, half of them committing.
+  const int n = EnvInt("UV_TEST_SHORT_TASKS", 20000);
+  const uv_threadpool_stats_t before = Stats();
+  auto tasks = std::make_unique<Task[]>(n);
+  for (int i = 0; i < n; i++) {
+    if (i % 2 == 0)
+      tasks[i].work = [](Task* self) {
+        self->committed = uv_threadpool_commit();
+      };
+    ASSERT_EQ(0, QueueTimed(&loop_, &tasks[i], 10000));
+  }
+  ASSERT_TRUE(RunUntil(
+      &loop_,
+      [&] {
+        for (int i = 0; i < n; i++)
+          if (tasks[i].done_calls == 0) return false;
+        return true;
+      },
+      120000));
+  for (int i = 0; i < n; i++) {
+    ASSERT_EQ(1, tasks[i].done_calls) << i;
+    ASSERT_EQ(0, tasks[i].status) << i;
+    ASSERT_EQ(i % 2 == 0 ? 1 : -1, tasks[i].committed.load()) << i;
+  }
+  EXPECT_EQ(before.timed_out, Stats().timed_out);
+}
+
+// Keeps a few timed tasks of 0.2 ms in flight from the loop.
+struct TaskStream {
+  static constexpr int kSize = 20000;
+  static constexpr int kInFlight = 4;
+  std::unique_ptr<Task[]> tasks = std::make_unique<Task[]>(kSize);
+  uint64_t budget_ms;
+  int queued = 0;
+  int pending = 0;
+  uv_idle_t idle;
+
+  void Start(uv_loop_t* loop, uint64_t ms) {
+    budget_ms = ms;
+    idle.data = this;
+    uv_idle_init(loop, &idle);
+    uv_idle_start(&idle, [](uv_idle_t* h) {
+      static_cast<TaskStream*>(h->data)->Feed(h->loop);
+    });
+  }
+  void Feed(uv_loop_t* loop) {
+    while (queued < kSize && pending < kInFlight) {
+      Task* t = &tasks[queued++];
+      t->work = [](Task*) { Spin(kNsPerMs / 5); };
+      t->on_done = [this](Task*) { pending--; };
+      pending++;
+      ASSERT_EQ(0, QueueTimed(loop, t, budget_ms));
+    }
+  }
+  void Stop() {
+    uv_idle_stop(&idle);
+    uv_close(reinterpret_cast<uv_handle_t*>(&idle), nullptr);
+  }
+};
+
+TEST_F(ThreadpoolTimeoutTest, PoisonedTaskAmongShortOnesIsTimedOnTime) {
+  // While tasks keep starting, the watchdog wakes once per smallest budget it
+  // saw rather than once per task. A task due before that wake-up must wake
+  // it (a shorter budget than the others'), and one due after it must be
+  // seen then and timed to its own deadline (the same budget).
+  constexpr uint64_t kBudgetMs = 100;
+  for (uint64_t stream_ms : {uint64_t{10000}, kBudgetMs}) {
+    TaskStream stream;
+    stream.Start(&loop_, stream_ms);
+    ASSERT_FALSE(RunUntil(&loop_, [] { return false; }, 50));
+    Task poisoned;
+    poisoned.work = UntilStopped;
+    ASSERT_EQ(0, QueueTimed(&loop_, &poisoned, kBudgetMs));
+    ASSERT_TRUE(RunUntil(&loop_, [&] { return poisoned.done_calls == 1; }));
+    // Still streaming when the timeout came.
+    EXPECT_LT(stream.queued, TaskStream::kSize);
+    stream.Stop();
+    ASSERT_TRUE(RunUntil(&loop_, [&] {
+      return stream.pending == 0 && poisoned.reclaims == 1;
+    }));
+    EXPECT_EQ(UV_ETIMEDOUT, poisoned.status);
+    const double at_most_ms = (poisoned.done_ns - poisoned.started_ns) / 1e6;
+    printf("  among tasks of %llu ms budgets, %d of them: UV_ETIMEDOUT after "
+           "%.2f ms of work (budget %llu ms)\n",
+           static_cast<unsigned long long>(stream_ms), stream.queued,
+           at_most_ms, static_cast<unsigned long long>(kBudgetMs));
+    EXPECT_GE((poisoned.done_ns - poisoned.submitted_ns) / 1e6,
+              static_cast<double>(kBudgetMs));
+    EXPECT_LE(at_most_ms, static_cast<double>(kBudgetMs + kSlackMs));
+    for (int i = 0; i < stream.queued; i++)
+      ASSERT_EQ(0, stream.tasks[i].status) << i;
+  }
+}
+
 TEST_F(ThreadpoolTimeoutTest, ExtensionCallbackCanGrantMoreTime) {
   const uv_threadpool_stats_t before = Stats();
   Task t;

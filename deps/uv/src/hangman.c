@@ -66,6 +66,7 @@ static unsigned int uv__hangman_live;    /* left the pool, not joined yet */
 static uint64_t uv__hangman_total;
 static int uv__hangman_signo = -1;       /* -1: not chosen yet, 0: none */
 static _Thread_local int uv__hangman_unblocked;
+_Atomic unsigned int uv__hangman_signal_gen;
 
 
 static void uv__hangman_handler(int signo) {
@@ -278,8 +279,10 @@ int uv_threadpool_set_interrupt_signal(int signum) {
   err = 0;
   if (signum != 0)
     err = uv__hangman_install(signum);
-  if (err == 0)
+  if (err == 0) {
     uv__hangman_signo = signum;
+    atomic_fetch_add_explicit(&uv__hangman_signal_gen, 1, memory_order_relaxed);
+  }
   uv_mutex_unlock(&uv__tpm_mutex);
   return err;
 }

@@ -27,23 +27,35 @@
  * trampolines, so threadpool.c's queue discipline is untouched, and the
  * request's own uv__work only points back at the record (for uv_cancel()).
  *
- * States, all changed under uv__tpm_mutex and nowhere else:
+ * A task is timed through the slot of the worker thread that runs it: each
+ * thread that has run a timed task owns a slot (struct uv__tpm_slot, in
+ * uv__tpm_slots), whose state word holds a sequence number (one per task
+ * started in it) and the state of the task in it:
  *
- *   QUEUED --worker starts--> RUNNING --work returns----------> DONE
- *                              |   ^ \--uv_threadpool_commit()-> COMMITTED
- *            deadline, callback|   |extension                      |
- *                              v   |                      work returns
- *                            DECIDING --no extension--+            v
- *                              |                      |           DONE
- *            deadline, no callback                    v
- *                              +------------------> TIMEDOUT
+ *   IDLE --worker starts--> RUNNING --work returns----------------> IDLE
+ *                            |   ^ \--uv_threadpool_commit()-> COMMITTED
+ *          deadline, callback|   |extension                        |
+ *                            v   |                        work returns
+ *                          DECIDING --no extension--+              v
+ *                            |                      |             IDLE
+ *          deadline, no callback                    v
+ *                            +------------------> TIMEDOUT
  *
- * The race "work returned" / "deadline passed" is decided in one place:
- * uv__tpm_finish() (the worker) and uv__tpm_expire() (the watchdog) both
- * take the lock and look at the state; whoever changes RUNNING first wins.
- * A completion arriving while the timed-out callback decides waits for the
- * decision. The done callback is therefore posted exactly once: by the worker
- * (DONE, upstream's path) or by the watchdog (TIMEDOUT, with UV_ETIMEDOUT).
+ * The race "work returned" / "deadline passed" is decided in one place: a
+ * compare-and-swap on the slot's state word. The worker moves RUNNING to
+ * IDLE (or COMMITTED), the watchdog RUNNING to DECIDING; the sequence number
+ * in the word makes a swap on behalf of an earlier task fail. Whoever changes
+ * RUNNING first wins. A task that completes without ever reaching its
+ * deadline therefore takes no lock at all. The watchdog changes the state of
+ * a DECIDING task only with uv__tpm_mutex held, and a worker that finds its
+ * task DECIDING waits for the decision under that lock. The done callback is
+ * therefore posted exactly once: by the worker (upstream's path) or by the
+ * watchdog (TIMEDOUT, with UV_ETIMEDOUT).
+ *
+ * The watchdog dereferences a slot's task only after its swap to DECIDING
+ * succeeded: until the decision the worker cannot post the done callback,
+ * so the record cannot be freed under it. Slots themselves are freed only
+ * with the lock held, which the watchdog holds while it scans them.
  *
  * A TIMEDOUT record lives on as a zombie until both halves are over: its done
  * callback ran on the loop, and its work returned on the abandoned thread.
@@ -58,20 +70,26 @@
 
 #define UV__NS_PER_MS ((uint64_t) 1000000)
 
+/* The state of the task in a slot: the low bits of its state word. */
 enum {
-  UV__TASK_QUEUED,
-  UV__TASK_RUNNING,
-  UV__TASK_DECIDING,
-  UV__TASK_COMMITTED,
-  UV__TASK_DONE,
-  UV__TASK_TIMEDOUT
+  UV__SLOT_IDLE,
+  UV__SLOT_RUNNING,
+  UV__SLOT_DECIDING,
+  UV__SLOT_COMMITTED,
+  UV__SLOT_TIMEDOUT
 };
+
+#define UV__SLOT_STATE_BITS 3
+#define UV__SLOT_WORD(seq, state) ((seq) << UV__SLOT_STATE_BITS | (state))
+#define UV__SLOT_STATE(word)                                                  \
+  ((int) ((word) & ((1u << UV__SLOT_STATE_BITS) - 1)))
+#define UV__SLOT_SEQ(word) ((word) >> UV__SLOT_STATE_BITS)
 
 struct uv__tpm_task {
   struct uv__work work;       /* what the pool queues and runs */
   struct uv__work notify;     /* posts the timeout, then the reclaim */
   struct uv__queue anchor;    /* the request's work_req.wq points here */
-  struct uv__queue link;      /* in `running` or in `zombies` */
+  struct uv__queue link;      /* in `zombies` once timed out */
   struct uv__work* user;      /* the request's own uv__work */
   void (*user_work)(struct uv__work* w);
   void (*user_done)(struct uv__work* w, int status);
@@ -87,7 +105,6 @@ struct uv__tpm_task {
   uint64_t deadline;
   uv_thread_t thread;
   _Atomic int stop;           /* read by uv_threadpool_should_stop() */
-  int state;
   int kind;
   int status;                 /* UV_ETIMEDOUT or UV_EABANDONCAP */
   unsigned int abandoned:1;   /* replaced: the thread leaves on return */
@@ -95,6 +112,27 @@ struct uv__tpm_task {
   unsigned int returned:1;    /* the work returned */
   unsigned int notify_pending:1;
 };
+
+/* A worker thread's view of the task it runs. The owning thread writes
+ * everything but `word` and `seen` without synchronisation; the watchdog
+ * reads `task`, `deadline` and `budget` after an acquire load of `word`. */
+struct uv__tpm_slot {
+  _Atomic uint64_t word;             /* UV__SLOT_WORD(seq, state) */
+  _Atomic uint64_t deadline;         /* of the task started last, ns */
+  _Atomic uint64_t budget;           /* ns */
+  _Atomic(struct uv__tpm_task*) task;
+  uint64_t seq;                      /* owner: tasks started */
+  unsigned int signal_gen;           /* owner: see uv__hangman_signal_gen */
+  uv_thread_t thread;                /* owner */
+  uint64_t seen;                     /* watchdog: seq at its last scan */
+  struct uv__queue link;             /* in uv__tpm_slots, under the lock */
+  void* mem;                         /* what uv__free() takes */
+};
+
+/* Slots start on a cache line of their own: neighbouring workers must not
+ * write the same line on every task. */
+#define UV__SLOT_ALIGN 64
+
 
 /* Passed from uv_queue_work_timed() to uv__tpm_wrap() on the same thread. */
 struct uv__tpm_opts {
@@ -115,18 +153,30 @@ static uv_cond_t uv__tpm_wd_cond;     /* wakes the watchdog */
 static uv_cond_t uv__tpm_decided;     /* a DECIDING task was decided */
 static uv_thread_t uv__tpm_wd_thread;
 static int uv__tpm_wd_state;          /* 0: not started, 1: running, 2: stop */
-static uint64_t uv__tpm_wd_next = (uint64_t) -1;  /* its next wake-up */
-static struct uv__queue uv__tpm_running;
+/* The watchdog's next wake-up, 0 while it is awake: a worker that starts a
+ * task with an earlier deadline wakes it. */
+static _Atomic uint64_t uv__tpm_wd_next = (uint64_t) -1;
+static struct uv__queue uv__tpm_slots;
 static struct uv__queue uv__tpm_zombies;
 static _Atomic uint64_t uv__tpm_default_ms;
 static uint64_t uv__tpm_extended;
 
 static _Thread_local struct uv__tpm_task* uv__tpm_current;
+static _Thread_local struct uv__tpm_slot* uv__tpm_slot;
 static _Thread_local _Atomic int* uv__tpm_current_stop;
 static _Thread_local struct uv__tpm_task* uv__tpm_delivering;
 static _Thread_local const struct uv__tpm_opts* uv__tpm_next;
 static _Thread_local uint64_t uv__tpm_thread_ms =
     UV_THREADPOOL_TIMEOUT_DEFAULT;
+
+/* Task records that completed, for the next submissions on the same thread
+ * (the loop's): completion and submission both happen there, so a record
+ * costs neither malloc nor free on the path of a task that never times
+ * out. Freed when the thread exits (uv__tpm_cache_key). */
+#define UV__TPM_CACHE_MAX 64
+static _Thread_local struct uv__tpm_task* uv__tpm_cache;
+static _Thread_local unsigned int uv__tpm_cache_len;
+static pthread_key_t uv__tpm_cache_key;
 
 
 static uint64_t uv__tpm_ms_to_ns(uint64_t ms) {
@@ -143,14 +193,54 @@ static void uv__tpm_atfork_child(void) {
       uv_cond_init(&uv__tpm_wd_cond) ||
       uv_cond_init(&uv__tpm_decided))
     abort();
-  uv__queue_init(&uv__tpm_running);
+  uv__queue_init(&uv__tpm_slots);
   uv__queue_init(&uv__tpm_zombies);
   uv__tpm_wd_state = 0;
-  uv__tpm_wd_next = (uint64_t) -1;
+  atomic_store(&uv__tpm_wd_next, (uint64_t) -1);
   uv__tpm_current = NULL;
   uv__tpm_current_stop = NULL;
+  uv__tpm_slot = NULL;
   uv__hangman_atfork();
   uv__executor_atfork();
+}
+
+
+static void uv__tpm_cache_drain(void* unused) {
+  struct uv__tpm_task* t;
+
+  while ((t = uv__tpm_cache) != NULL) {
+    uv__tpm_cache = *(struct uv__tpm_task**) t;
+    uv__free(t);
+  }
+  uv__tpm_cache_len = 0;
+}
+
+
+/* On the thread that submits: a zeroed record. */
+static struct uv__tpm_task* uv__tpm_task_alloc(void) {
+  struct uv__tpm_task* t;
+
+  t = uv__tpm_cache;
+  if (t == NULL)
+    return uv__calloc(1, sizeof(*t));
+  uv__tpm_cache = *(struct uv__tpm_task**) t;
+  uv__tpm_cache_len--;
+  memset(t, 0, sizeof(*t));
+  return t;
+}
+
+
+/* On the loop, for a record that nothing refers to any more. */
+static void uv__tpm_task_free(struct uv__tpm_task* t) {
+  if (uv__tpm_cache_len >= UV__TPM_CACHE_MAX) {
+    uv__free(t);
+    return;
+  }
+  if (uv__tpm_cache_len == 0)
+    pthread_setspecific(uv__tpm_cache_key, t);  /* Drained at thread exit. */
+  *(struct uv__tpm_task**) t = uv__tpm_cache;
+  uv__tpm_cache = t;
+  uv__tpm_cache_len++;
 }
 
 
@@ -159,9 +249,11 @@ static void uv__tpm_init_once(void) {
       uv_cond_init(&uv__tpm_wd_cond) ||
       uv_cond_init(&uv__tpm_decided))
     abort();
-  uv__queue_init(&uv__tpm_running);
+  uv__queue_init(&uv__tpm_slots);
   uv__queue_init(&uv__tpm_zombies);
   if (pthread_atfork(NULL, NULL, uv__tpm_atfork_child))
+    abort();
+  if (pthread_key_create(&uv__tpm_cache_key, uv__tpm_cache_drain))
     abort();
   uv__tpm_initialized = 1;
 }
@@ -322,13 +414,13 @@ static void uv__tpm_timeout_done(struct uv__work* n, int status) {
 }
 
 
-/* With the lock held, on the watchdog: the one place a task times out. */
-static void uv__tpm_time_out(struct uv__tpm_task* t) {
+/* With the lock held, on the watchdog: the one place a task times out. Its
+ * slot is DECIDING, which only the watchdog changes. */
+static void uv__tpm_time_out(struct uv__tpm_slot* s, struct uv__tpm_task* t) {
+  uint64_t word;
   int slow_io;
 
-  t->state = UV__TASK_TIMEDOUT;
   atomic_store_explicit(&t->stop, 1, memory_order_release);
-  uv__queue_remove(&t->link);
   uv__queue_insert_tail(&uv__tpm_zombies, &t->link);
   uv__tpm_timed_out++;
 
@@ -346,40 +438,119 @@ static void uv__tpm_time_out(struct uv__tpm_task* t) {
     t->hm = uv__hangman_adopt(&t->thread, 0);
   }
 
+  word = atomic_load_explicit(&s->word, memory_order_relaxed);
+  atomic_store_explicit(&s->word,
+                        UV__SLOT_WORD(UV__SLOT_SEQ(word), UV__SLOT_TIMEDOUT),
+                        memory_order_release);
+
   t->notify.done = uv__tpm_timeout_done;
   uv__tpm_post(t);
 }
 
 
-/* With the lock held, on the watchdog, for a RUNNING task past its deadline.
- * The timed-out callback runs without the lock; meanwhile the task is
- * DECIDING and a completion waits in uv__tpm_finish(). */
-static void uv__tpm_expire(struct uv__tpm_task* t, uint64_t now) {
+/* With the lock held, on the watchdog, for a task whose slot it moved from
+ * RUNNING to DECIDING. The timed-out callback runs without the lock;
+ * meanwhile a completion or a commit waits for the decision. */
+static void uv__tpm_expire(struct uv__tpm_slot* s, uint64_t now) {
+  struct uv__tpm_task* t;
   uint64_t extension;
+  uint64_t deadline;
+  uint64_t word;
 
+  t = atomic_load_explicit(&s->task, memory_order_relaxed);
   if (t->timedout_cb != NULL) {
-    t->state = UV__TASK_DECIDING;
     uv_mutex_unlock(&uv__tpm_mutex);
     extension = t->timedout_cb(t->req, (now - t->start) / UV__NS_PER_MS);
     uv_mutex_lock(&uv__tpm_mutex);
     if (extension != 0) {
-      t->state = UV__TASK_RUNNING;
-      t->deadline = uv_hrtime() + uv__tpm_ms_to_ns(extension);
+      deadline = uv_hrtime() + uv__tpm_ms_to_ns(extension);
+      atomic_store_explicit(&s->deadline, deadline, memory_order_relaxed);
+      word = atomic_load_explicit(&s->word, memory_order_relaxed);
+      atomic_store_explicit(
+          &s->word,
+          UV__SLOT_WORD(UV__SLOT_SEQ(word), UV__SLOT_RUNNING),
+          memory_order_release);
       uv__tpm_extended++;
       uv_cond_broadcast(&uv__tpm_decided);
       return;
     }
   }
 
-  uv__tpm_time_out(t);
+  uv__tpm_time_out(s, t);
   uv_cond_broadcast(&uv__tpm_decided);
 }
 
 
-static void uv__tpm_watchdog(void* arg) {
-  struct uv__tpm_task* t;
-  struct uv__queue to_join;
+/* With the lock held: expires the slots' tasks that are past their
+ * deadline. Returns the earliest deadline still ahead, and in *floor the
+ * smallest budget of the tasks started since the last scan. */
+static uint64_t uv__tpm_scan(uint64_t* floor) {
+  struct uv__tpm_slot* s;
   struct uv__queue* q;
+  uint64_t deadline;
+  uint64_t budget;
+  uint64_t next;
+  uint64_t word;
+  uint64_t now;
+
+rescan:
+  now = uv_hrtime();
+  next = (uint64_t) -1;
+  uv__queue_foreach(q, &uv__tpm_slots) {
+    s = uv__queue_data(q, struct uv__tpm_slot, link);
+    word = atomic_load_explicit(&s->word, memory_order_acquire);
+    if (UV__SLOT_SEQ(word) != s->seen) {
+      s->seen = UV__SLOT_SEQ(word);
+      budget = atomic_load_explicit(&s->budget, memory_order_relaxed);
+      if (budget < *floor)
+        *floor = budget;
+    }
+    if (UV__SLOT_STATE(word) != UV__SLOT_RUNNING)
+      continue;
+    deadline = atomic_load_explicit(&s->deadline, memory_order_relaxed);
+    if (deadline > now) {
+      if (deadline < next)
+        next = deadline;
+      continue;
+    }
+    /* Fails if the work returned (or another task started) meanwhile. */
+    if (!atomic_compare_exchange_strong_explicit(
+            &s->word,
+            &word,
+            UV__SLOT_WORD(UV__SLOT_SEQ(word), UV__SLOT_DECIDING),
+            memory_order_acquire,
+            memory_order_relaxed))
+      continue;
+    uv__tpm_expire(s, now);  /* May drop the lock: start over. */
+    goto rescan;
+  }
+  return next;
+}
+
+
+/* With the lock held, after publishing `next` as the next wake-up: did a
+ * worker start a task due earlier without seeing it? (Either it sees the
+ * new uv__tpm_wd_next and wakes us, or we see its slot here: both sides
+ * use sequentially consistent accesses.) */
+static int uv__tpm_missed(uint64_t next) {
+  struct uv__tpm_slot* s;
+  struct uv__queue* q;
+  uint64_t word;
+
+  uv__queue_foreach(q, &uv__tpm_slots) {
+    s = uv__queue_data(q, struct uv__tpm_slot, link);
+    word = atomic_load(&s->word);
+    if (UV__SLOT_STATE(word) == UV__SLOT_RUNNING &&
+        atomic_load_explicit(&s->deadline, memory_order_relaxed) < next)
+      return 1;
+  }
+  return 0;
+}
+
+
+static void uv__tpm_watchdog(void* arg) {
+  struct uv__queue to_join;
+  uint64_t floor;
   uint64_t next;
   uint64_t now;
   uint64_t h;
@@ -387,25 +558,10 @@ static void uv__tpm_watchdog(void* arg) {
   uv_thread_setname("libuv-watchdog");
   uv_mutex_lock(&uv__tpm_mutex);
   while (uv__tpm_wd_state == 1) {
-    uv__tpm_wd_next = 0;  /* Awake: no need to signal us. */
+    atomic_store(&uv__tpm_wd_next, 0);  /* Awake: no need to signal us. */
+    floor = (uint64_t) -1;
+    next = uv__tpm_scan(&floor);
     now = uv_hrtime();
-    next = (uint64_t) -1;
-
-  rescan:
-    uv__queue_foreach(q, &uv__tpm_running) {
-      t = uv__queue_data(q, struct uv__tpm_task, link);
-      if (t->state != UV__TASK_RUNNING)
-        continue;
-      if (t->deadline > now) {
-        if (t->deadline < next)
-          next = t->deadline;
-        continue;
-      }
-      uv__tpm_expire(t, now);  /* May drop the lock: start over. */
-      now = uv_hrtime();
-      next = (uint64_t) -1;
-      goto rescan;
-    }
 
     uv__queue_init(&to_join);
     h = uv__hangman_tick(now, &to_join);
@@ -419,35 +575,110 @@ static void uv__tpm_watchdog(void* arg) {
       continue;
     }
 
-    uv__tpm_wd_next = next;
+    /* While tasks keep starting, look again one (smallest) budget from now:
+     * a task that starts later is due later, so its worker need not wake
+     * us. Once none started since the last look, sleep until one does. */
+    if (floor != (uint64_t) -1 && now + floor < next)
+      next = now + floor;
+
+    atomic_store(&uv__tpm_wd_next, next);
+    if (uv__tpm_missed(next))
+      continue;
     if (next == (uint64_t) -1)
       uv_cond_wait(&uv__tpm_wd_cond, &uv__tpm_mutex);
-    else
+    else if (next > now)
       uv_cond_timedwait(&uv__tpm_wd_cond, &uv__tpm_mutex, next - now);
   }
   uv_mutex_unlock(&uv__tpm_mutex);
 }
 
 
-/* On the worker, with no lock: the task's work returned. */
-static int uv__tpm_finish(struct uv__tpm_task* t) {
-  int disposition;
+/* On a worker, before its first timed task, and again when the interrupt
+ * signal changed: a slot of its own, and the signal unblocked. */
+static struct uv__tpm_slot* uv__tpm_prepare_slot(void) {
+  struct uv__tpm_slot* s;
+  void* mem;
 
   uv_mutex_lock(&uv__tpm_mutex);
-  while (t->state == UV__TASK_DECIDING)
-    uv_cond_wait(&uv__tpm_decided, &uv__tpm_mutex);
+  s = uv__tpm_slot;
+  if (s == NULL) {
+    mem = uv__calloc(1, sizeof(*s) + 2 * UV__SLOT_ALIGN);
+    if (mem == NULL)
+      abort();  /* As uv_thread_create() failing at startup. */
+    s = (struct uv__tpm_slot*) (((uintptr_t) mem + UV__SLOT_ALIGN) &
+                                ~(uintptr_t) (UV__SLOT_ALIGN - 1));
+    s->mem = mem;
+    s->thread = uv_thread_self();
+    uv__queue_insert_tail(&uv__tpm_slots, &s->link);
+    uv__tpm_slot = s;
+  }
+  s->signal_gen = atomic_load_explicit(&uv__hangman_signal_gen,
+                                       memory_order_relaxed);
+  uv__hangman_prepare_thread();
+  uv_mutex_unlock(&uv__tpm_mutex);
+  return s;
+}
 
-  if (t->state != UV__TASK_TIMEDOUT) {
-    t->state = UV__TASK_DONE;
-    uv__queue_remove(&t->link);
-    uv_mutex_unlock(&uv__tpm_mutex);
+
+/* With the lock held: waits while the watchdog decides the slot's task. */
+static uint64_t uv__tpm_decided_word(struct uv__tpm_slot* s) {
+  uint64_t word;
+
+  for (;;) {
+    word = atomic_load_explicit(&s->word, memory_order_acquire);
+    if (UV__SLOT_STATE(word) != UV__SLOT_DECIDING)
+      return word;
+    uv_cond_wait(&uv__tpm_decided, &uv__tpm_mutex);
+  }
+}
+
+
+/* On the worker, with no lock: the task's work returned. */
+static int uv__tpm_finish(struct uv__tpm_slot* s, struct uv__tpm_task* t) {
+  uint64_t idle;
+  uint64_t word;
+  int disposition;
+
+  idle = UV__SLOT_WORD(s->seq, UV__SLOT_IDLE);
+  word = UV__SLOT_WORD(s->seq, UV__SLOT_RUNNING);
+  if (atomic_compare_exchange_strong_explicit(&s->word,
+                                              &word,
+                                              idle,
+                                              memory_order_acq_rel,
+                                              memory_order_acquire))
     return UV__TPM_DELIVER;  /* threadpool.c posts t->work to the loop. */
+
+  if (UV__SLOT_STATE(word) == UV__SLOT_COMMITTED) {
+    /* Only this thread changes a COMMITTED slot. (The watchdog's accesses
+     * to the task, if it extended it, happen before the RUNNING that the
+     * commit swapped.) */
+    atomic_store_explicit(&s->word, idle, memory_order_release);
+    return UV__TPM_DELIVER;
+  }
+
+  /* The watchdog is deciding, or decided: the slow path. */
+  uv_mutex_lock(&uv__tpm_mutex);
+  word = uv__tpm_decided_word(s);
+  if (UV__SLOT_STATE(word) != UV__SLOT_TIMEDOUT) {
+    /* Extended, and perhaps committed since. */
+    atomic_store_explicit(&s->word, idle, memory_order_release);
+    uv_mutex_unlock(&uv__tpm_mutex);
+    return UV__TPM_DELIVER;
   }
 
   t->returned = 1;
   uv__hangman_release(t->hm, 1);
   t->hm = NULL;
-  disposition = t->abandoned ? UV__TPM_EXIT : UV__TPM_SKIP;
+  if (t->abandoned) {
+    /* A replacement took this thread's place: it leaves the pool. */
+    disposition = UV__TPM_EXIT;
+    uv__queue_remove(&s->link);
+    uv__free(s->mem);
+    uv__tpm_slot = NULL;
+  } else {
+    disposition = UV__TPM_SKIP;
+    atomic_store_explicit(&s->word, idle, memory_order_release);
+  }
   if (t->delivered)
     uv__tpm_post_reclaim(t);
   uv_mutex_unlock(&uv__tpm_mutex);
@@ -458,19 +689,31 @@ static int uv__tpm_finish(struct uv__tpm_task* t) {
 /* The pool runs this in place of the request's work. */
 static void uv__tpm_run(struct uv__work* w) {
   struct uv__tpm_task* t;
+  struct uv__tpm_slot* s;
 
   t = container_of(w, struct uv__tpm_task, work);
 
-  uv_mutex_lock(&uv__tpm_mutex);
-  uv__hangman_prepare_thread();
-  t->thread = uv_thread_self();
+  s = uv__tpm_slot;
+  if (s == NULL ||
+      s->signal_gen != atomic_load_explicit(&uv__hangman_signal_gen,
+                                            memory_order_relaxed))
+    s = uv__tpm_prepare_slot();
+
+  t->thread = s->thread;
   t->start = uv_hrtime();
   t->deadline = t->start + t->budget;
-  t->state = UV__TASK_RUNNING;
-  uv__queue_insert_tail(&uv__tpm_running, &t->link);
-  if (t->deadline < uv__tpm_wd_next)
+  s->seq++;
+  atomic_store_explicit(&s->task, t, memory_order_relaxed);
+  atomic_store_explicit(&s->deadline, t->deadline, memory_order_relaxed);
+  atomic_store_explicit(&s->budget, t->budget, memory_order_relaxed);
+  /* Publishes the above; sequentially consistent with the watchdog's
+   * uv__tpm_wd_next (see uv__tpm_missed()). */
+  atomic_store(&s->word, UV__SLOT_WORD(s->seq, UV__SLOT_RUNNING));
+  if (t->deadline < atomic_load(&uv__tpm_wd_next)) {
+    uv_mutex_lock(&uv__tpm_mutex);
     uv__tpm_wake();
-  uv_mutex_unlock(&uv__tpm_mutex);
+    uv_mutex_unlock(&uv__tpm_mutex);
+  }
 
   uv__tpm_current = t;
   uv__tpm_current_stop = &t->stop;
@@ -478,7 +721,7 @@ static void uv__tpm_run(struct uv__work* w) {
   uv__tpm_current_stop = NULL;
   uv__tpm_current = NULL;
 
-  uv__tpm_disp = uv__tpm_finish(t);
+  uv__tpm_disp = uv__tpm_finish(s, t);
 }
 
 
@@ -491,7 +734,7 @@ static void uv__tpm_done(struct uv__work* w, int status) {
   t = container_of(w, struct uv__tpm_task, work);
   user = t->user;
   done = t->user_done;
-  uv__free(t);
+  uv__tpm_task_free(t);
 
   user->work = NULL;
   uv__queue_init(&user->wq);
@@ -510,7 +753,7 @@ struct uv__work* uv__tpm_wrap(struct uv__work* w, enum uv__work_kind kind) {
   if (ms == 0)
     return w;
 
-  t = uv__calloc(1, sizeof(*t));
+  t = uv__tpm_task_alloc();
   if (t == NULL)
     return w;  /* No memory: run it untimed rather than fail it. */
 
@@ -520,7 +763,6 @@ struct uv__work* uv__tpm_wrap(struct uv__work* w, enum uv__work_kind kind) {
   t->loop = w->loop;
   t->kind = kind;
   t->budget = uv__tpm_ms_to_ns(ms);
-  t->state = UV__TASK_QUEUED;
   if (opts != NULL) {
     t->req = opts->req;
     t->timedout_cb = opts->timedout_cb;
@@ -555,15 +797,32 @@ int uv__tpm_stopping(void) {
 }
 
 
-static int uv__tpm_commit(struct uv__tpm_task* t) {
+/* On the worker running a timed task: no timeout after this. */
+static int uv__tpm_commit(void) {
+  struct uv__tpm_slot* s;
+  uint64_t word;
   int committed;
 
+  s = uv__tpm_slot;
+  word = UV__SLOT_WORD(s->seq, UV__SLOT_RUNNING);
+  if (atomic_compare_exchange_strong_explicit(
+          &s->word,
+          &word,
+          UV__SLOT_WORD(s->seq, UV__SLOT_COMMITTED),
+          memory_order_acq_rel,
+          memory_order_acquire))
+    return 1;
+  if (UV__SLOT_STATE(word) == UV__SLOT_COMMITTED)
+    return 1;
+
   uv_mutex_lock(&uv__tpm_mutex);
-  while (t->state == UV__TASK_DECIDING)
-    uv_cond_wait(&uv__tpm_decided, &uv__tpm_mutex);
-  if (t->state == UV__TASK_RUNNING)
-    t->state = UV__TASK_COMMITTED;
-  committed = t->state == UV__TASK_COMMITTED;
+  word = uv__tpm_decided_word(s);
+  if (UV__SLOT_STATE(word) == UV__SLOT_RUNNING) {
+    /* Extended. The watchdog swaps a RUNNING slot only under the lock. */
+    word = UV__SLOT_WORD(s->seq, UV__SLOT_COMMITTED);
+    atomic_store_explicit(&s->word, word, memory_order_relaxed);
+  }
+  committed = UV__SLOT_STATE(word) == UV__SLOT_COMMITTED;
   uv_mutex_unlock(&uv__tpm_mutex);
   return committed;
 }
@@ -575,7 +834,7 @@ int uv__tpm_commit_work(struct uv__work* w) {
   t = uv__tpm_current;
   if (t == NULL || t->user != w)
     return 1;  /* Not a timed task, or a synchronous call nested in one. */
-  return uv__tpm_commit(t);
+  return uv__tpm_commit();
 }
 
 
@@ -767,7 +1026,7 @@ int uv_work_should_stop(uv_work_t* req) {
 
 int uv_threadpool_commit(void) {
   if (uv__tpm_current != NULL)
-    return uv__tpm_commit(uv__tpm_current);
+    return uv__tpm_commit();
   return uv__executor_commit();
 }
 

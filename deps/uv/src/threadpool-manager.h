@@ -49,8 +49,9 @@ enum {
 extern _Atomic int uv__tpm_active;
 extern _Thread_local int uv__tpm_disp;
 
-/* The manager's lock: it serialises every state transition of timed tasks,
- * priority jobs and abandoned threads. */
+/* The manager's lock: it serialises the watchdog's scans and decisions,
+ * priority jobs and abandoned threads. A timed task that ends within its
+ * budget never takes it (see the slots in threadpool-manager.c). */
 extern uv_mutex_t uv__tpm_mutex;
 
 #define uv__tpm_enabled()                                                     \
@@ -98,6 +99,9 @@ void uv__hangman_join(struct uv__queue* to_join);
 void uv__hangman_prepare_thread(void);
 void uv__hangman_stats(uv_threadpool_stats_t* stats);
 void uv__hangman_atfork(void);
+/* Bumped when the interrupt signal changes: workers unblock the new one
+ * before their next timed task. */
+extern _Atomic unsigned int uv__hangman_signal_gen;
 
 /* priority-executor.c */
 int uv__executor_commit(void);
