@@ -13,20 +13,41 @@
 #include "src/execution/frames-inl.h"
 #include "src/execution/isolate.h"
 #include "src/execution/microtask-queue.h"
+#include "src/objects/contexts-inl.h"
+#include "src/objects/js-function-inl.h"
 
 namespace v8 {
 namespace internal {
 
 namespace {
 
-// Whether an exception thrown now can unwind the stack. An optimized frame
-// stopped at a call that TurboFan emitted without deoptimization data, one
-// it assumes cannot throw (such as a call of the StringIndexOf builtin),
-// can neither be summarized for the error's stack trace (a fatal error) nor
-// reach its own catch blocks: a timeout waits for the next check there.
+// A promise hook that the embedder set on the native context (Node's
+// async_hooks and AsyncLocalStorage). V8 runs one between a reaction's
+// handler and the end of its microtask, or inside the `new Promise` or
+// `then()` of the running code, and reports an exception thrown in it as
+// uncaught instead of passing it on (promise-misc.tq).
+bool IsPromiseHook(Tagged<JSFunction> function) {
+  Tagged<NativeContext> context = function->native_context();
+  Tagged<Object> object = function;
+  return object == context->promise_hook_init_function() ||
+         object == context->promise_hook_before_function() ||
+         object == context->promise_hook_after_function() ||
+         object == context->promise_hook_resolve_function();
+}
+
+// Whether an exception thrown now can unwind the stack to the code that ran
+// too long. Not from a promise hook: the timeout waits until the hook
+// returned, to the code that created the promise, or, after a reaction, to
+// the end of the microtask, where the delegate drops it. Nor from an
+// optimized frame stopped at a call that TurboFan emitted without
+// deoptimization data, one it assumes cannot throw (such as a call of the
+// StringIndexOf builtin): that frame can neither be summarized for the
+// error's stack trace (a fatal error) nor reach its own catch blocks; the
+// timeout waits for the next check there.
 bool CanThrowHere(Isolate* isolate) {
   for (JavaScriptStackFrameIterator it(isolate); !it.done(); it.Advance()) {
     JavaScriptFrame* frame = it.frame();
+    if (IsPromiseHook(frame->function())) return false;
     if (!frame->is_optimized() ||
         frame->LookupCode()->kind() == CodeKind::BUILTIN) {
       continue;
