@@ -3,10 +3,6 @@
 // node:cure — nodecure's timeouts (doc/api/cure.md).
 
 const {
-  ReflectApply,
-} = primordials;
-
-const {
   codes: {
     ERR_WORKER_UNSUPPORTED_OPERATION,
   },
@@ -37,14 +33,16 @@ function setEventLoopTimeout(ms) {
 }
 
 // Runs fn(...args) with a budget of `ms` counted from the call (0: no
-// budget); after it, the callback goes on with its budget, counted afresh.
+// budget), and gives each callback of the async work it starts (promise
+// reactions, timers, I/O...) that budget too. After fn, the running callback
+// goes on with its budget, counted afresh.
 function runWithEventLoopTimeout(ms, fn, ...args) {
   validateInteger(ms, 'ms', 0, kMaxBudget);
   validateFunction(fn, 'fn');
-  const previous =
-    callbacks.setCallbackBudget(ms === 0 ? callbacks.kNoBudget : ms);
+  const budget = ms === 0 ? callbacks.kNoBudget : ms;
+  const previous = callbacks.setCallbackBudget(budget);
   try {
-    return ReflectApply(fn, undefined, args);
+    return callbacks.runWithContextBudget(budget, fn, args);
   } finally {
     callbacks.setCallbackBudget(previous);
   }

@@ -8,6 +8,7 @@
 
 const {
   NumberParseInt,
+  ReflectApply,
   Uint32Array,
 } = primordials;
 
@@ -56,6 +57,52 @@ function setCallbackBudget(ms) {
   return internalBinding('cure').setCallbackBudget(ms);
 }
 
+// Budgets of async contexts (runWithEventLoopTimeout(), lib/cure.js): an
+// AsyncLocalStorage whose store is the budget, created by the first call, and
+// an async_hooks before() that gives each callback that begins in such a
+// context (a timer, an I/O callback, a nextTick, a promise reaction...) that
+// budget. Until the first call neither exists: other applications' callbacks
+// pay nothing.
+//
+// There is no after(): it would run at the end of the callback, in its
+// epoch, where a timeout that fired just then would be thrown into
+// async_hooks (fatal). Callbacks that JS or C++ begins start with the default
+// budget anyway; the one place a budget would outlive its callback is the
+// next promise reaction of the same microtask checkpoint, so a reaction
+// without a context budget that follows one with it gets the default back.
+let budgetStorage;
+let contextBudgetApplied = false;
+
+function applyBudget(budget) {
+  if (callbackState.fields[kCallbackBudget] !== budget)
+    setCallbackBudget(budget);
+}
+
+function enterContextBudget() {
+  const budget = budgetStorage.getStore();
+  if (budget !== undefined) {
+    applyBudget(budget);
+    contextBudgetApplied = true;
+  } else if (contextBudgetApplied) {
+    applyBudget(kUseDefaultBudget);
+    contextBudgetApplied = false;
+  }
+}
+
+// Runs fn(...args) in an async context whose callbacks have `budget` (a
+// value of kCallbackBudget).
+function runWithContextBudget(budget, fn, args) {
+  if (budgetStorage === undefined) {
+    const { AsyncLocalStorage, createHook } = require('async_hooks');
+    budgetStorage = new AsyncLocalStorage();
+    createHook({ before: enterContextBudget }).enable();
+  }
+  // The caller set this callback's budget: a callback that begins inside fn
+  // without a context budget of its own keeps it.
+  contextBudgetApplied = false;
+  return budgetStorage.run(budget, ReflectApply, fn, undefined, args);
+}
+
 let eventLoopTimeoutChannel;
 
 // Called from C++ (src/node_event_loop_timeout.cc) once per timeout, after
@@ -96,6 +143,7 @@ module.exports = {
   enable,
   kNoBudget,
   kUseDefaultBudget,
+  runWithContextBudget,
   setCallbackBudget,
   setupEventLoopTimeout,
 };
