@@ -1,11 +1,14 @@
 // Flags: --event-loop-timeout=100
 'use strict';
 // TypedArray.prototype.sort and the string searches (indexOf, includes,
-// lastIndexOf, split) run in C++ without a JS loop: they poll for a pending timeout, so that a callback that spends
-// its budget inside one of them gets a catchable TimeoutError there.
+// lastIndexOf, split, replace and replaceAll with a global atom pattern) run
+// in C++ without a JS loop: they poll for a pending timeout, so that a
+// callback that spends its budget inside one of them gets a catchable
+// TimeoutError there.
 //
 // Inputs are built while the main module runs (not bounded) and take well
-// over 1 s (10 budgets) on a stock Node 22 build here.
+// over 1 s (10 budgets) on a stock Node 22 build here, and on nodecure's
+// (whose global atom replace of a long subject is ~7 times faster).
 require('../common');
 const { assertInterrupted, lcg, runEachInACallback } =
   require('../common/cure');
@@ -46,6 +49,13 @@ const cases = [
   () => {
     // Optimized callers: test-cure-event-loop-timeout-search-optimized.js.
     assertInterrupted('String.prototype.includes', () => as.includes(aab), T);
+  },
+  // 2^27 matches of a one-character atom.
+  () => assertInterrupted('String.prototype.replace (global atom)',
+                          () => as.replace(/a/g, ';'), T),
+  () => {
+    assertInterrupted('String.prototype.replaceAll (global atom)',
+                      () => as.replaceAll(/a/g, ''), T);
     as = null;
   },
   () => {
