@@ -5,6 +5,12 @@
 // with budget=0 both run upstream's paths, with budget>0 nodecure's libuv
 // records each task's start and its Manager watches the running tasks. On
 // the baseline the budget is ignored (it has no node:cure).
+//
+// On a 2-core machine the rate of the fs types swings by ±25% from run to run
+// with the number of context switches between the loop and the 4 workers
+// (perf stat: 11,000 to 90,000 per run), more than the effect measured. To
+// compare per-task cost, run compare.js pinned to one CPU (its children
+// inherit the affinity): `taskset -c 1 node benchmark/compare.js ...`.
 const common = require('../common.js');
 const crypto = require('crypto');
 const fs = require('fs');
