@@ -4,7 +4,10 @@
   cctest  GoogleTest units (test/cure-cctest/), linked against the libuv that
           build/node built, with build/node's deps/googletest (like Node's
           test/cctest)
-  js      our Node-style JS tests (test/cure/), run by upstream's tools/test.py
+  js      our Node-style JS tests (test/cure/), run by upstream's tools/test.py;
+          first builds the native addons some of them load (test/cure-addons/,
+          with node-gyp against build/node) and passes their directory in
+          NODECURE_TEST_ADDONS
   smoke   end to end: an Express 5 app served by ./node on 127.0.0.1, and
           native addons built with node-gyp (against our headers and against
           the official Node 22.22.2 headers) loaded by ./node
@@ -110,12 +113,38 @@ def cctest(result):
 # ---------------------------------------------------------------------------
 # JS tests through upstream's tools/test.py
 
+def test_addons():
+  """Builds the native addons of test/cure-addons/ with node-gyp against our
+  headers (build/node) and returns the directory of the .node files, which
+  the tests test-cure-threadpool-timeout-addon-*.js find through
+  NODECURE_TEST_ADDONS."""
+  fixture = ROOT / 'test' / 'cure-addons'
+  dest = WORK / 'cure-addons'
+  npm_ci(fixture, dest)  # nan, pinned by the fixture's lock
+  # The sources every time (npm_ci copies them only when the lock changed);
+  # copy2 keeps their mtimes, so make sees which ones changed.
+  shutil.copytree(fixture, dest, dirs_exist_ok=True)
+  node_gyp(NODE, dest, TREE)
+  return dest / 'build' / 'Release'
+
+
 def js(result):
+  passed = failed = 0
+  env = dict(os.environ)
+  env.pop('NODECURE_TEST_ADDONS', None)  # only ever the addons built here
+  log('js: building test/cure-addons with node-gyp')
+  try:
+    env['NODECURE_TEST_ADDONS'] = str(test_addons())
+  except (OSError, SystemExit) as e:
+    # Not a reason to skip their tests: without NODECURE_TEST_ADDONS they
+    # fail and say why.
+    print('not ok - js: building test/cure-addons: %s' %
+          (e if isinstance(e, OSError) else 'failed (output above)'))
+    failed += 1
   log('js: tools/test.py cure')
   r = subprocess.run([sys.executable, 'tools/test.py', '-p', 'tap',
                       '-j%d' % common.jobs(), '--shell=%s' % NODE, 'cure'],
-                     cwd=TREE, capture_output=True, text=True)
-  passed = failed = 0
+                     cwd=TREE, env=env, capture_output=True, text=True)
   for line in r.stdout.splitlines():
     if line.startswith('ok '):
       passed += 1
@@ -211,12 +240,11 @@ def smoke_express_redos(node, label, checks):
                   '%d other requests' % (label, evil['seconds'], len(others)))
 
 
-def smoke_addon(node, nodedir, label, checks):
+def node_gyp(node, addon, nodedir):
+  """`node-gyp rebuild` in `addon` against the headers of `nodedir`, with the
+  node-gyp of test/cure-smoke/tools, run by `node`."""
   tools = WORK / 'smoke' / 'tools'
   npm_ci(ROOT / 'test' / 'cure-smoke' / 'tools', tools)
-  addon = WORK / 'smoke' / ('addon-' + label)
-  shutil.rmtree(addon, ignore_errors=True)
-  shutil.copytree(ROOT / 'test' / 'cure-smoke' / 'addon', addon)
   env = dict(os.environ)
   for k in ('CC', 'CXX', 'CC_host', 'CXX_host'):
     env.pop(k, None)  # an addon author's default toolchain
@@ -224,6 +252,13 @@ def smoke_addon(node, nodedir, label, checks):
                       'node-gyp.js'),
        'rebuild', '--nodedir=%s' % nodedir, '-j', str(common.jobs())],
       cwd=addon, env=env, quiet=True)
+
+
+def smoke_addon(node, nodedir, label, checks):
+  addon = WORK / 'smoke' / ('addon-' + label)
+  shutil.rmtree(addon, ignore_errors=True)
+  shutil.copytree(ROOT / 'test' / 'cure-smoke' / 'addon', addon)
+  node_gyp(node, addon, nodedir)
   out = run([str(node), 'test.js'], cwd=addon, capture=True).strip()
   assert out == 'addons ok', out
   checks.append('addon built with node-gyp against %s headers loads' % label)
