@@ -10,6 +10,12 @@ ROOT = Path(__file__).resolve().parents[2]
 BUILD = ROOT / 'build'
 CACHE = Path(os.environ.get('NODECURE_CACHE',
                             Path.home() / '.cache' / 'nodecure'))
+# Our machines keep copies of inputs that may leave the archive in
+# ../shared/cache: tried after the archive, never before, and only where it
+# exists. NODECURE_FALLBACK names another directory; empty turns it off.
+FALLBACK = os.environ.get('NODECURE_FALLBACK', str(ROOT.parent / 'shared' /
+                                                   'cache'))
+FALLBACK = Path(FALLBACK) if FALLBACK else None
 
 # The patch queue: patches/<layer>/.patches lists each layer's patches in
 # order; the layers apply in this order. The baseline tree gets only the

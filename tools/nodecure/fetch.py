@@ -1,9 +1,13 @@
 """Fetching upstream inputs into the download cache, verified by sha256.
 
-Debian files are found through apt's own index, built with a private source
-list whose deb-src lines reuse the archive URI of the host's apt sources (so
-a user's mirror or proxy is honoured and no host name is written here); npm
-packages come from `npm pack` with the npm client's own configuration.
+For each file, in this order: the download cache (checked by sha256); the
+archive (Debian files are found by name and sha256 in whichever revision of
+the source package apt's index lists, then in the package's pool directory;
+npm packages come from `npm pack` with the npm client's own configuration);
+the fallback directory (../shared/cache on our machines, if present); else a
+clear error naming the package, version, file and what to place where.
+Debian files are downloaded by apt's own downloader, so the host's apt
+proxies apply and no host name is written here (see archive.py).
 """
 
 import hashlib
@@ -12,13 +16,17 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import inputs  # noqa: E402
-from common import CACHE, die, log, run  # noqa: E402
+from archive import Apt  # noqa: E402
+from common import CACHE, FALLBACK, die, log  # noqa: E402
 
+APT_HELPER = '/usr/lib/apt/apt-helper'
+
+# Where this run found each input: {file name: origin}.
+ORIGIN = {}
 
 
 def sha256(path):
@@ -33,115 +41,75 @@ def verified(path, digest):
   return path.exists() and sha256(path) == digest
 
 
-def host_debian_uri():
-  """The archive URI the host's own apt sources use for Debian itself."""
-  candidates = []
-  paths = [Path('/etc/apt/sources.list')] + \
-      sorted(Path('/etc/apt/sources.list.d').glob('*'))
-  for p in paths:
-    if not p.is_file() or not (p.suffix in ('.list', '.sources') or
-                               p.name == 'sources.list'):
-      continue
-    text = p.read_text(errors='replace')
-    if p.suffix == '.sources':
-      for stanza in re.split(r'\n\s*\n', text):
-        fields = {}
-        for line in stanza.splitlines():
-          if line.startswith('#') or ':' not in line:
-            continue
-          k, v = line.split(':', 1)
-          fields[k.strip().lower()] = v.split()
-        if 'enabled' in fields and fields['enabled'] == ['no']:
-          continue
-        suites = fields.get('suites', [])
-        if any(s in ('bookworm', 'trixie', 'sid', 'stable', 'unstable')
-               for s in suites):
-          candidates += fields.get('uris', [])
-    else:
-      for line in text.splitlines():
-        m = re.match(r'\s*deb(?:-src)?\s+(?:\[[^\]]*\]\s+)?(\S+)\s+(\S+)', line)
-        if m and m.group(2) in ('bookworm', 'trixie', 'sid', 'stable',
-                                'unstable'):
-          candidates.append(m.group(1))
-  if not candidates:
-    die('cannot find a Debian archive in the host\'s apt sources '
-        '(/etc/apt/sources.list{,.d}); add one, or pre-seed the download '
-        'cache %s (see README.md)' % CACHE)
-  return candidates[0].rstrip('/')
+def download(uri, dest, digest):
+  """Fetch URI into DEST with apt's downloader, checked by sha256. Returns
+  None, or why it failed (e.g. '404  Not Found')."""
+  tmp = dest.with_name(dest.name + '.part')
+  tmp.unlink(missing_ok=True)
+  r = subprocess.run([APT_HELPER, '-o', 'APT::Sandbox::User=root',
+                      'download-file', uri, str(tmp), 'SHA256:' + digest],
+                     capture_output=True, text=True)
+  if r.returncode or not verified(tmp, digest):
+    tmp.unlink(missing_ok=True)
+    m = re.search(r'^E: Failed to fetch \S+\s+(.+?)(?:\s+\[IP:.*)?$',
+                  r.stderr, re.M)
+    return m.group(1).strip() if m else (r.stderr.strip().splitlines() or
+                                         ['sha256 mismatch'])[-1]
+  tmp.rename(dest)
+  return None
 
 
-class Apt:
-  """apt with a private source list and lists dir; the host's apt config
-  (proxies, mirrors) is honoured, its sources are not changed."""
+def from_fallback(fname, digest):
+  """Copy FNAME from the fallback directory, if it has it intact."""
+  if FALLBACK is None or not verified(FALLBACK / fname, digest):
+    return False
+  shutil.copyfile(FALLBACK / fname, CACHE / fname)
+  ORIGIN[fname] = 'fallback %s' % FALLBACK
+  log('fetch: %s from the fallback %s (not from the archive)' %
+      (fname, FALLBACK))
+  return True
 
-  def __init__(self):
-    self.dir = CACHE / 'apt'
-    self.lists = self.dir / 'lists'
-    self.sources = self.dir / 'sources.list'
-    self.ready = False
 
-  def opts(self):
-    return ['-o', 'Dir::Etc::SourceList=%s' % self.sources,
-            '-o', 'Dir::Etc::SourceParts=-',
-            '-o', 'Dir::State::Lists=%s' % self.lists,
-            '-o', 'APT::Sandbox::User=root']
+def what_to_do(fname, digest):
+  return ('Place %s (sha256 %s) in %s (it is checked by sha256 before use) '
+          'and run ./configure again. See README.md, "When an input has '
+          'left the archive".' % (fname, digest, CACHE))
 
-  def update(self):
-    if self.ready:
+
+def fetch_debian_file(apt, package, spec, fname, digest):
+  dest = CACHE / fname
+  candidates, changed = apt.locate(package, spec['version'], fname, digest)
+  tried = []
+  for uri, revision in candidates:
+    why = download(uri, dest, digest)
+    where = ('%s %s' % (package, revision) if revision
+             else 'the pool of %s' % package)
+    if why is None:
+      ORIGIN[fname] = 'archive: ' + where
+      log('fetch: %s from %s' % (fname, where))
       return
-    uri = host_debian_uri()
-    (self.lists / 'partial').mkdir(parents=True, exist_ok=True)
-    self.sources.write_text(''.join(
-        'deb-src %s %s main\n' % (uri, s) for s in ('trixie', 'sid')))
-    log('apt: updating the source index of trixie and sid')
-    run(['apt-get', '-qq'] + self.opts() + ['update'])
-    self.ready = True
-
-  def uris(self, package, version):
-    out = subprocess.run(
-        ['apt-get', '-qq'] + self.opts() +
-        ['source', '--print-uris', '%s=%s' % (package, version)],
-        capture_output=True, text=True)
-    found = {}
-    for line in out.stdout.splitlines():
-      m = re.match(r"'([^']+)'\s+(\S+)\s+\d+\s+SHA256:([0-9a-f]+)", line)
-      if m:
-        found[m.group(2)] = (m.group(1), m.group(3))
-    return found
+    tried.append('%s: %s' % (where, why))
+  if from_fallback(fname, digest):
+    return
+  listed = ', '.join(v for v, _ in apt.listed(package)) or 'none'
+  die('Debian source %s %s (%s): %s could not be fetched.\n'
+      '  revisions of %s the index lists: %s\n%s%s'
+      '  fallback: %s\n%s' %
+      (package, spec['version'], spec['suite'], fname, package, listed,
+       ''.join('  %s lists a different %s (sha256 %s)\n' % (v, fname, d)
+               for v, d in changed),
+       ''.join('  tried %s\n' % t for t in tried),
+       ('no intact %s in %s' % (fname, FALLBACK)) if FALLBACK else 'off',
+       what_to_do(fname, digest)))
 
 
 def fetch_debian(apt, name, spec):
   package = spec.get('package', name)
-  wanted = spec['files']
-  if all(verified(CACHE / f, d) for f, d in wanted.items()):
-    return
-  apt.update()
-  uris = apt.uris(package, spec['version'])
-  for fname, digest in wanted.items():
-    dest = CACHE / fname
-    if verified(dest, digest):
-      continue
-    if fname not in uris:
-      die('Debian source package %s=%s (%s) does not list %s.\n'
-          'Place %s (sha256 %s) in %s by hand and run ./configure again.' %
-          (package, spec['version'], spec['suite'], fname, fname, digest,
-           CACHE))
-    uri, index_digest = uris[fname]
-    log('fetch: %s %s: %s' % (package, spec['version'], fname))
-    tmp = dest.with_suffix(dest.suffix + '.part')
-    try:
-      with urllib.request.urlopen(uri, timeout=120) as r, open(tmp, 'wb') as f:
-        shutil.copyfileobj(r, f)
-    except OSError as e:
-      die('download of %s (Debian source %s=%s) failed: %s\n'
-          'Place the file (sha256 %s) in %s by hand and run ./configure '
-          'again.' % (fname, package, spec['version'], e, digest, CACHE))
-    got = sha256(tmp)
-    if got != digest:
-      tmp.unlink()
-      die('checksum mismatch for %s (Debian source %s=%s): expected %s, got '
-          '%s' % (fname, package, spec['version'], digest, got))
-    tmp.rename(dest)
+  for fname, digest in spec['files'].items():
+    if verified(CACHE / fname, digest):
+      ORIGIN.setdefault(fname, 'cache')
+    else:
+      fetch_debian_file(apt, package, spec, fname, digest)
 
 
 def npm_file(name, version):
@@ -151,36 +119,72 @@ def npm_file(name, version):
 def fetch_npm(name, version, digest):
   dest = CACHE / npm_file(name, version)
   if verified(dest, digest):
+    ORIGIN.setdefault(dest.name, 'cache')
     return dest
-  log('fetch: npm %s@%s' % (name, version))
   with tempfile.TemporaryDirectory() as tmp:
     r = subprocess.run(['npm', 'pack', '--silent', '--pack-destination', tmp,
                         '%s@%s' % (name, version)],
                        capture_output=True, text=True)
     files = list(Path(tmp).glob('*.tgz'))
-    if r.returncode or len(files) != 1:
-      die('npm pack %s@%s failed:\n%s\nPlace %s (sha256 %s) in %s by hand '
-          'and run ./configure again.' % (name, version, r.stderr.strip(),
-                                          dest.name, digest, CACHE))
-    got = sha256(files[0])
-    if got != digest:
-      die('checksum mismatch for npm %s@%s: expected %s, got %s' %
-          (name, version, digest, got))
-    shutil.move(str(files[0]), dest)
-  return dest
+    if not r.returncode and len(files) == 1:
+      got = sha256(files[0])
+      if got == digest:
+        shutil.move(str(files[0]), dest)
+        ORIGIN[dest.name] = 'npm'
+        log('fetch: npm %s@%s' % (name, version))
+        return dest
+      why = 'checksum mismatch: expected %s, got %s' % (digest, got)
+    else:
+      why = r.stderr.strip() or 'npm pack failed'
+  if from_fallback(dest.name, digest):
+    return dest
+  die('npm %s@%s: %s\n%s' % (name, version, why,
+                             what_to_do(dest.name, digest)))
 
 
-def fetch_all():
+def debian_apt():
+  return Apt(inputs.SUITES)
+
+
+def fetch_all(tests=False):
+  """Every input of ./configure (and with TESTS, of make test too)."""
   CACHE.mkdir(parents=True, exist_ok=True)
-  apt = Apt()
+  apt = debian_apt()
   for name, spec in inputs.DEBIAN.items():
     fetch_debian(apt, name, spec)
   for name, (version, digest) in inputs.NPM.items():
     fetch_npm(name, version, digest)
+  if tests:
+    for name, (version, digest) in inputs.NPM_TEST.items():
+      fetch_npm(name, version, digest)
+  log('inputs: %s' % summary())
+
+
+def summary():
+  """'18 files: 7 from Debian's archive, 11 from npm' of this run."""
+  names = {'cache': 'the download cache', 'archive': 'Debian\'s archive',
+           'npm': 'npm', 'fallback': 'the fallback %s' % FALLBACK}
+  count = {}
+  for origin in ORIGIN.values():
+    kind = origin.split(':')[0].split()[0]
+    count[kind] = count.get(kind, 0) + 1
+  return '%d files in %s: %s' % (
+      len(ORIGIN), CACHE, ', '.join('%d from %s' % (n, names[k])
+                                    for k, n in sorted(count.items())))
 
 
 def cached(fname):
   return CACHE / fname
+
+
+def debian_file(name, kind):
+  """The cached file of Debian input NAME whose name contains KIND
+  ('.orig.tar', '.orig-ada.tar', '.debian.tar')."""
+  files = [f for f in inputs.DEBIAN[name]['files'] if kind in f]
+  if len(files) != 1:
+    die('tools/nodecure/inputs.py: %s lists %d files with %r in their name; '
+        'expected one' % (name, len(files), kind))
+  return cached(files[0])
 
 
 def npm_tgz(name):

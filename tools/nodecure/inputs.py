@@ -3,9 +3,19 @@
 Nothing here names a host: Debian files are found through apt's own index
 (built from the mirror the host's apt sources already use), npm packages
 through the npm client's configured registry.
+
+A Debian file is found by its name and sha256 in whichever revision of the
+source package the index lists (security updates replace revisions, and
+several revisions share one orig tarball): an entry's 'suite' and 'version'
+are where it was last seen, a hint, not a key.
 """
 
 NODE_VERSION = '22.22.2'
+
+# The suites whose source indexes apt reads (a private source list; see
+# archive.py). A '-security' suite is read from the security archive of the
+# host's apt sources, where Debian's security releases appear first.
+SUITES = ['trixie', 'trixie-updates', 'trixie-security', 'sid']
 
 # Debian source packages. 'files' are the files of the source package we use
 # (the orig tarball alone where that is all we need).
