@@ -6,6 +6,8 @@
 #   make test-sanitizers       our GoogleTest units under ThreadSanitizer and ASan
 #   make baseline              the unpatched twin, ./node-baseline
 #   make export-patches        write build/node's commits back to patches/
+#   make update-inputs         move followed inputs (c-ares, ICU) to their
+#                              suite's current security release (maintainers)
 
 PYTHON ?= python3
 JOBS ?= $(shell nproc)
@@ -28,7 +30,8 @@ export CCACHE_DEPEND := 1
 export CCACHE_MAXSIZE ?= 25G
 
 .PHONY: all node baseline overlay test test-cctest test-js test-smoke \
-        test-upstream test-sanitizers export-patches clean distclean
+        test-upstream test-sanitizers export-patches update-inputs clean \
+        distclean
 
 all: node
 
@@ -76,6 +79,10 @@ test-sanitizers: overlay
 
 export-patches:
 	$(PYTHON) tools/nodecure/export_patches.py
+
+# Rewrites tools/nodecure/inputs.py: review, ./configure, make test, commit.
+update-inputs:
+	$(PYTHON) tools/nodecure/update_inputs.py
 
 clean:
 	$(RM) node node-baseline

@@ -20,7 +20,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import inputs  # noqa: E402
 import common  # noqa: E402
-from fetch import fetch_all, npm_tgz, cached  # noqa: E402
+from archive import compare_versions, upstream_version  # noqa: E402
+from fetch import debian_file, fetch_all, npm_file, npm_tgz  # noqa: E402
 from common import ROOT, BUILD, die, log, run  # noqa: E402
 
 DEPS = BUILD / 'deps'
@@ -42,6 +43,33 @@ def check_host():
     die('missing build dependencies. Install them with:\n'
         '  apt-get install -y ' + ' '.join(sorted(missing)) +
         '\n(or run tools/nodecure/setup-debian.sh, which does it for you)')
+
+
+# ---------------------------------------------------------------------------
+# The inputs this build uses
+
+def record_inputs():
+  """Say which upstream inputs this build uses, and keep the list (file,
+  sha256, package and version) in build/inputs.txt."""
+  used, lines = [], []
+  for name, spec in inputs.DEBIAN.items():
+    package = spec.get('package', name)
+    used.append('%s %s' % (package, spec['version']))
+    floor = spec.get('floor')
+    if floor and compare_versions(upstream_version(spec['version']),
+                                  floor) < 0:
+      log('warning: %s %s is below its floor %s: run make update-inputs' %
+          (package, spec['version'], floor))
+    lines += ['%s  %s  Debian %s %s' % (d, f, package, spec['version'])
+              for f, d in spec['files'].items()]
+  for name, (version, digest) in inputs.NPM.items():
+    lines.append('%s  %s  npm %s@%s' % (digest, npm_file(name, version),
+                                        name, version))
+  BUILD.mkdir(exist_ok=True)
+  (BUILD / 'inputs.txt').write_text(
+      '# The upstream inputs of this build (tools/nodecure/inputs.py)\n' +
+      '\n'.join(lines) + '\n')
+  log('inputs: %s (build/inputs.txt)' % ', '.join(used))
 
 
 # ---------------------------------------------------------------------------
@@ -75,30 +103,31 @@ def cmake_static(src, prefix, options):
 
 
 def apply_debian_series(src, debian_tar):
-  """Apply a Debian source package's quilt series (security fixes)."""
+  """Apply a Debian source package's quilt series (its security fixes
+  among them), as dpkg-source would."""
   with tempfile.TemporaryDirectory() as tmp:
     run(['tar', '-xf', str(debian_tar), '-C', tmp])
     series = Path(tmp, 'debian', 'patches', 'series')
     if not series.exists():
       return
     for line in series.read_text().splitlines():
-      line = line.split('#', 1)[0].strip()
-      if line:
-        run(['patch', '-s', '-p1', '-d', str(src), '-i',
-             str(Path(tmp, 'debian', 'patches', line.split()[0]))])
+      words = line.split('#', 1)[0].split()
+      if words:
+        level = ([w for w in words[1:] if w.startswith('-p')] or ['-p1'])[0]
+        run(['patch', '-s', level, '-d', str(src), '-i',
+             str(Path(tmp, 'debian', 'patches', words[0]))])
 
 
 def build_cares():
   d = DEPS / 'cares'
-  spec = inputs.DEBIAN['c-ares']
-  key = spec['version']
+  key = inputs.DEBIAN['c-ares']['version']
   if stamp_ok(d, key):
     return
   log('deps: c-ares %s' % key)
   shutil.rmtree(d, ignore_errors=True)
   src = d / 'src'
-  unpack(cached('c-ares_1.34.5.orig.tar.gz'), src)
-  apply_debian_series(src, cached('c-ares_1.34.5-1+deb13u1.debian.tar.xz'))
+  unpack(debian_file('c-ares', '.orig.tar'), src)
+  apply_debian_series(src, debian_file('c-ares', '.debian.tar'))
   cmake_static(src, d, ['-DCARES_STATIC=ON', '-DCARES_SHARED=OFF',
                         '-DCARES_STATIC_PIC=ON', '-DCARES_BUILD_TOOLS=OFF',
                         '-DCARES_BUILD_TESTS=OFF'])
@@ -114,7 +143,7 @@ def build_simdutf():
   log('deps: simdutf %s' % key)
   shutil.rmtree(d, ignore_errors=True)
   src = d / 'src'
-  unpack(cached('simdutf_8.2.0.orig.tar.xz'), src)
+  unpack(debian_file('simdutf', '.orig.tar'), src)
   cmake_static(src, d, ['-DSIMDUTF_TESTS=OFF', '-DSIMDUTF_BENCHMARKS=OFF',
                         '-DSIMDUTF_TOOLS=OFF', '-DSIMDUTF_ICONV=OFF'])
   shutil.rmtree(src)
@@ -123,13 +152,14 @@ def build_simdutf():
 
 def build_ada():
   d = DEPS / 'ada'
-  key = inputs.DEBIAN['nodejs-20']['version']
+  # The tarball, not the revision that lists it: revisions come and go.
+  key = list(inputs.DEBIAN['nodejs-20']['files'].values())[0]
   if stamp_ok(d, key):
     return
   log('deps: ada 2.9.2')
   shutil.rmtree(d, ignore_errors=True)
   src = d / 'src'
-  unpack(cached('nodejs_20.19.2+dfsg.orig-ada.tar.xz'), src)
+  unpack(debian_file('nodejs-20', '.orig-ada.tar'), src)
   cmake_static(src, d, ['-DADA_TESTING=OFF', '-DADA_TOOLS=OFF',
                         '-DADA_BENCHMARKS=OFF'])
   shutil.rmtree(src)
@@ -178,7 +208,7 @@ def build_llhttp():
   log('deps: llhttp %s (generating the C parser with llparse)' % key)
   shutil.rmtree(d, ignore_errors=True)
   src = d / 'src'
-  unpack(cached('llhttp_9.3.3~really9.3.0+~cs12.11.8.orig.tar.gz'), src)
+  unpack(debian_file('llhttp', '.orig.tar'), src)
   run(['npm', 'ci', '--ignore-scripts', '--no-audit', '--no-fund',
        '--loglevel=error'], cwd=src, quiet=True)
   run(['node', '--import', 'tsx', 'bin/generate.ts'], cwd=src, quiet=True)
@@ -199,11 +229,11 @@ def build_icu():
     return
   log('deps: icu %s source' % key)
   shutil.rmtree(d, ignore_errors=True)
-  unpack(cached('icu_76.1.orig.tar.gz'), d, strip=0)
-  with tempfile.TemporaryDirectory() as tmp:
-    run(['tar', '-xf', str(cached('icu_76.1-4.debian.tar.xz')), '-C', tmp])
-    run(['patch', '-s', '-p1', '-d', str(d / 'icu'), '-i',
-         str(Path(tmp, 'debian', 'patches', 'ICU-22973.patch'))])
+  unpack(debian_file('icu', '.orig.tar'), d, strip=0)
+  # ICU-22973 (genrb overflow) and what a security update adds; the rest
+  # of the series touches only ICU's autoconf build, which Node's gyp
+  # build does not use.
+  apply_debian_series(d / 'icu', debian_file('icu', '.debian.tar'))
   write_stamp(d, key)
 
 
@@ -288,7 +318,7 @@ GIT_ENV = {
 def create_tree(tree):
   log('tree: unpacking Node.js %s into %s' % (inputs.NODE_VERSION, tree))
   shutil.rmtree(tree, ignore_errors=True)
-  unpack(cached('nodejs_22.22.2+dfsg+~cs22.19.15.orig.tar.xz'), tree)
+  unpack(debian_file('nodejs', '.orig.tar'), tree)
   add_bundled_inputs(tree)
   env = dict(os.environ, **GIT_ENV)
   git(tree, 'init', '-q', '-b', 'nodecure')
@@ -423,15 +453,17 @@ def main():
                   help='discard build/node (and its unexported commits) and '
                        'prepare it again from the patch queue')
   ap.add_argument('--fetch-only', action='store_true',
-                  help='only fill the download cache')
+                  help='only fill the download cache (with the inputs of '
+                       'make test too)')
   ap.add_argument('extra', nargs='*',
                   help='extra options for upstream configure.py, after --')
   args = ap.parse_args()
 
   check_host()
-  fetch_all()
+  fetch_all(tests=args.fetch_only)
   if args.fetch_only:
     return
+  record_inputs()
   build_deps()
   if args.reset:
     shutil.rmtree(BUILD / 'baseline', ignore_errors=True)

@@ -72,8 +72,10 @@ def from_fallback(fname, digest):
 
 def what_to_do(fname, digest):
   return ('Place %s (sha256 %s) in %s (it is checked by sha256 before use) '
-          'and run ./configure again. See README.md, "When an input has '
-          'left the archive".' % (fname, digest, CACHE))
+          'and run ./configure again; maintainers: `make update-inputs` '
+          'moves a followed input to its suite\'s current release. See '
+          'README.md, "When an input has left the archive".' %
+          (fname, digest, CACHE))
 
 
 def fetch_debian_file(apt, package, spec, fname, digest):

