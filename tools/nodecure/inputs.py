@@ -40,7 +40,7 @@ DEBIAN = {
     # Not followed: the 'ada' component tarball of trixie's nodejs 20, exactly
     # the ada 2.9.2 Node 22.22.2 bundles, in whichever revision carries it.
     'nodejs-20': {
-        'package': 'nodejs', 'suite': 'trixie', 'version': '20.19.2+dfsg-1+deb13u2',
+        'package': 'nodejs', 'suite': 'trixie', 'version': '20.19.2+dfsg-1+deb13u3',
         'files': {
             'nodejs_20.19.2+dfsg.orig-ada.tar.xz':
                 '26deff017c505b316f2498aaf293c896f4ab92b5349b367cf21fe14fa2cbd1e1',
@@ -61,13 +61,13 @@ DEBIAN = {
     # does not serve trixie's; never below 1.34.6, the c-ares of Node
     # 22.22.2 itself (process.versions.ares of the official binary).
     'c-ares': {
-        'suite': 'trixie', 'version': '1.34.5-1+deb13u1',
+        'suite': 'forky', 'version': '1.34.8-1',
         'follow': ['trixie', 'forky'], 'floor': '1.34.6',
         'files': {
-            'c-ares_1.34.5.orig.tar.gz':
-                '7d935790e9af081c25c495fd13c2cfcda4792983418e96358ef6e7320ee06346',
-            'c-ares_1.34.5-1+deb13u1.debian.tar.xz':
-                'f815c2a7bf9dade9e98ac06ecf19de05678d3bd8507e6c0e60e4187320b30be5',
+            'c-ares_1.34.8.orig.tar.gz':
+                'c222b6d681096f9444d2c4863d2c1174019e27cacca0a4a5c114d36dd7d7bf78',
+            'c-ares_1.34.8-1.debian.tar.xz':
+                'a94195bb26cc3faaceccf85edb7b39b44973c18a353555c144c13cb1cc875aba',
         },
     },
     # Not followed: llhttp 9.3.0, the parser Node 22.22.2 bundles (trixie
