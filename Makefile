@@ -6,6 +6,8 @@
 #   make test-sanitizers       our GoogleTest units under ThreadSanitizer and ASan
 #   make baseline              the unpatched twin, ./node-baseline
 #   make export-patches        write build/node's commits back to patches/
+#   make check-inputs          which pinned inputs have left or changed in the
+#                              archive (no download)
 #   make update-inputs         move followed inputs (c-ares, ICU) to their
 #                              suite's current security release (maintainers)
 
@@ -30,8 +32,8 @@ export CCACHE_DEPEND := 1
 export CCACHE_MAXSIZE ?= 25G
 
 .PHONY: all node baseline overlay test test-cctest test-js test-smoke \
-        test-upstream test-sanitizers export-patches update-inputs clean \
-        distclean
+        test-upstream test-sanitizers export-patches check-inputs \
+        update-inputs clean distclean
 
 all: node
 
@@ -79,6 +81,10 @@ test-sanitizers: overlay
 
 export-patches:
 	$(PYTHON) tools/nodecure/export_patches.py
+
+# Resolves every pinned input against the archive's current index and npm.
+check-inputs:
+	@$(PYTHON) tools/nodecure/check_inputs.py
 
 # Rewrites tools/nodecure/inputs.py: review, ./configure, make test, commit.
 update-inputs:
