@@ -102,8 +102,7 @@ def patches_digest(dirs):
 
 
 def tree_key():
-  """Identifies the upstream inputs and the patch queue of build/node."""
-  h = hashlib.sha256()
-  h.update((ROOT / 'tools' / 'nodecure' / 'inputs.py').read_bytes())
-  h.update(patches_digest([ROOT / 'patches' / l for l in LAYERS]).encode())
-  return h.hexdigest()[:16]
+  """Identifies the patch queue applied to build/node (configure records
+  the upstream source it was unpacked from beside it, so that an update of
+  another input, c-ares say, does not re-apply the queue)."""
+  return patches_digest([ROOT / 'patches' / l for l in LAYERS])

@@ -8,10 +8,18 @@ out, unpacks Node into build/node as a git repository (first commit: pristine
 upstream; later commits: our patches), overlays our new files, and runs
 upstream's configure.py with our flags. `--baseline` prepares build/baseline,
 the same tree and flags without our feature patches, for A/B measurements.
+
+With `--node-tarball=PATH` the upstream tree is upstream's own release
+tarball instead, checked by sha256; it bundles every dependency Debian's
+tree leaves out, so configure then needs neither Debian's archive nor npm,
+and Node builds those bundled dependencies itself.
 """
 
 import argparse
+import hashlib
+import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -21,7 +29,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import inputs  # noqa: E402
 import common  # noqa: E402
 from archive import compare_versions, upstream_version  # noqa: E402
-from fetch import debian_file, fetch_all, npm_file, npm_tgz  # noqa: E402
+from fetch import (debian_file, fetch_all, npm_file, npm_tgz,  # noqa: E402
+                   sha256)
 from common import ROOT, BUILD, die, log, run  # noqa: E402
 
 DEPS = BUILD / 'deps'
@@ -48,28 +57,102 @@ def check_host():
 # ---------------------------------------------------------------------------
 # The inputs this build uses
 
-def record_inputs():
+def header_version(path, macro):
+  m = re.search(r'#define\s+%s\s+"([^"]+)"' % macro, path.read_text())
+  return m.group(1) if m else 'unknown'
+
+
+def record_inputs(tree, upstream):
   """Say which upstream inputs this build uses, and keep the list (file,
-  sha256, package and version) in build/inputs.txt."""
+  sha256, package and version) in build/inputs.txt, and the versions of
+  the C dependencies ./node reports in build/inputs.json."""
   used, lines = [], []
-  for name, spec in inputs.DEBIAN.items():
-    package = spec.get('package', name)
-    used.append('%s %s' % (package, spec['version']))
-    floor = spec.get('floor')
-    if floor and compare_versions(upstream_version(spec['version']),
-                                  floor) < 0:
-      log('warning: %s %s is below its floor %s: run make update-inputs' %
-          (package, spec['version'], floor))
-    lines += ['%s  %s  Debian %s %s' % (d, f, package, spec['version'])
-              for f, d in spec['files'].items()]
-  for name, (version, digest) in inputs.NPM.items():
-    lines.append('%s  %s  npm %s@%s' % (digest, npm_file(name, version),
-                                        name, version))
+  if upstream['kind'] == 'official':
+    name, digest = upstream['name'], upstream['digest']
+    lines.append('%s  %s  upstream\'s release tarball' % (digest, name))
+    versions = {
+        'ares': header_version(tree / 'deps' / 'cares' / 'include' /
+                               'ares_version.h', 'ARES_VERSION_STR'),
+        'icu': header_version(tree / 'deps' / 'icu-small' / 'source' /
+                              'common' / 'unicode' / 'uvernum.h',
+                              'U_ICU_VERSION'),
+    }
+    used.append('%s (c-ares %s, ICU %s, and the rest as bundled)' %
+                (name, versions['ares'], versions['icu']))
+  else:
+    for name, spec in inputs.DEBIAN.items():
+      package = spec.get('package', name)
+      used.append('%s %s' % (package, spec['version']))
+      floor = spec.get('floor')
+      if floor and compare_versions(upstream_version(spec['version']),
+                                    floor) < 0:
+        log('warning: %s %s is below its floor %s: run make update-inputs' %
+            (package, spec['version'], floor))
+      lines += ['%s  %s  Debian %s %s' % (d, f, package, spec['version'])
+                for f, d in spec['files'].items()]
+    for name, (version, digest) in inputs.NPM.items():
+      lines.append('%s  %s  npm %s@%s' % (digest, npm_file(name, version),
+                                          name, version))
+    versions = {
+        'ares': upstream_version(inputs.DEBIAN['c-ares']['version']),
+        'icu': upstream_version(inputs.DEBIAN['icu']['version']),
+    }
   BUILD.mkdir(exist_ok=True)
   (BUILD / 'inputs.txt').write_text(
       '# The upstream inputs of this build (tools/nodecure/inputs.py)\n' +
       '\n'.join(lines) + '\n')
+  (BUILD / 'inputs.json').write_text(json.dumps(
+      {'source': upstream['kind'], 'versions': versions}, indent=2) + '\n')
   log('inputs: %s (build/inputs.txt)' % ', '.join(used))
+
+
+# ---------------------------------------------------------------------------
+# Where the upstream tree comes from
+
+def debian_source():
+  tarball = debian_file('nodejs', '.orig.tar')
+  # The tree's first commit holds the bundled npm inputs too.
+  h = hashlib.sha256(list(inputs.DEBIAN['nodejs']['files'].values())[0]
+                     .encode())
+  h.update(repr((sorted(inputs.NPM.items()),
+                 sorted(inputs.NPM_TOOLS.items()))).encode())
+  return {'kind': 'debian', 'path': tarball, 'name': tarball.name,
+          'id': 'debian-' + h.hexdigest()[:16],
+          'label': 'Debian source',
+          'commit': '(Debian source) and its bundled inputs'}
+
+
+def official_source(path, shasums):
+  """Upstream's release tarball, checked against the sha256 inputs.py pins
+  and, when it is at hand, against upstream's SHASUMS256.txt."""
+  (name, digest), = inputs.NODE_TARBALL.items()
+  path = Path(path).resolve()
+  if not path.is_file():
+    die('--node-tarball: no such file: %s' % path)
+  got = sha256(path)
+  sums = Path(shasums).resolve() if shasums else path.parent / 'SHASUMS256.txt'
+  if shasums and not sums.is_file():
+    die('--node-shasums: no such file: %s' % sums)
+  if sums.is_file():
+    listed = dict((line.split()[1].lstrip('*'), line.split()[0].lower())
+                  for line in sums.read_text().splitlines()
+                  if len(line.split()) == 2)
+    if name not in listed:
+      die('%s does not list %s' % (sums, name))
+    if listed[name] != got:
+      die('%s has sha256 %s; %s lists %s for %s' %
+          (path, got, sums, listed[name], name))
+    log('tree: %s is the %s that %s lists' % (path.name, name, sums))
+  if got != digest:
+    die('%s has sha256 %s, not that of upstream\'s %s (%s, '
+        'tools/nodecure/inputs.py NODE_TARBALL)%s' %
+        (path, got, name, digest,
+         '; it matches %s: check that file\'s signature' % sums
+         if sums.is_file() else ''))
+  return {'kind': 'official', 'path': path, 'name': name, 'digest': got,
+          'id': 'official-' + got[:16],
+          'label': 'upstream\'s release tarball',
+          'commit': '(upstream\'s release tarball)'}
 
 
 # ---------------------------------------------------------------------------
@@ -315,11 +398,30 @@ GIT_ENV = {
 }
 
 
-def create_tree(tree):
-  log('tree: unpacking Node.js %s into %s' % (inputs.NODE_VERSION, tree))
+# What Debian's tree lacks and upstream's release tarball bundles.
+BUNDLED = ['deps/acorn/acorn', 'deps/acorn/acorn-walk',
+           'deps/cjs-module-lexer', 'deps/amaro', 'deps/undici/undici.js',
+           'deps/minimatch/index.js', 'tools/gyp/pylib/gyp',
+           'deps/openssl/nodejs-openssl.cnf',
+           'deps/cares/include/ares_version.h', 'deps/ada', 'deps/simdutf',
+           'deps/llhttp', 'deps/simdjson',
+           'deps/icu-small/README-FULL-ICU.txt']
+
+
+def create_tree(tree, upstream):
+  log('tree: unpacking Node.js %s (%s) into %s' %
+      (inputs.NODE_VERSION, upstream['label'], tree))
+  # build/baseline is a worktree of the tree's repository.
+  shutil.rmtree(BUILD / 'baseline', ignore_errors=True)
   shutil.rmtree(tree, ignore_errors=True)
-  unpack(debian_file('nodejs', '.orig.tar'), tree)
-  add_bundled_inputs(tree)
+  unpack(upstream['path'], tree)
+  if upstream['kind'] == 'debian':
+    add_bundled_inputs(tree)
+  else:
+    missing = [p for p in BUNDLED if not (tree / p).exists()]
+    if missing:
+      die('%s lacks what the build needs from it: %s' %
+          (upstream['path'], ', '.join(missing)))
   env = dict(os.environ, **GIT_ENV)
   git(tree, 'init', '-q', '-b', 'nodecure')
   (tree / '.git' / 'info').mkdir(parents=True, exist_ok=True)
@@ -327,9 +429,10 @@ def create_tree(tree):
   # the first commit must hold the whole pristine tree.
   git(tree, 'add', '-f', '-A', '.', env=env)
   git(tree, 'commit', '-q', '--no-verify', '-m',
-      'upstream: Node.js %s (Debian source) and its bundled inputs' %
-      inputs.NODE_VERSION, env=env)
+      'upstream: Node.js %s %s' % (inputs.NODE_VERSION, upstream['commit']),
+      env=env)
   git(tree, 'tag', common.TAG_UPSTREAM)
+  (tree / '.git' / 'nodecure-upstream').write_text(upstream['id'] + '\n')
 
 
 def apply_layer(tree, layer):
@@ -342,14 +445,32 @@ def apply_layer(tree, layer):
       die('patch does not apply: patches/%s/%s' % (layer, p.name))
 
 
-def prepare_trees(baseline):
+def recorded_upstream(tree, upstream):
+  """The upstream source build/node was unpacked from. A tree from before
+  this was recorded came from Debian's source."""
+  f = tree / '.git' / 'nodecure-upstream'
+  if not f.exists():
+    f.write_text('%s\n' % (upstream['id'] if upstream['kind'] == 'debian'
+                           else 'debian'))
+  return f.read_text().strip()
+
+
+def prepare_trees(baseline, upstream):
   tree = BUILD / 'node'
   key = common.tree_key()
   state = tree / '.git' / 'nodecure-applied'
   if (tree / '.git').exists() and state.exists():
     recorded_key, recorded_head = state.read_text().split()
     head = git(tree, 'rev-parse', 'HEAD', capture=True).strip()
-    if head != recorded_head:
+    if recorded_upstream(tree, upstream) != upstream['id']:
+      if head != recorded_head:
+        die('build/node has commits that are not in patches/ and its '
+            'upstream source changed.\nExport them first '
+            '(tools/nodecure/export-patches) or drop them with ./configure '
+            '--reset.')
+      log('tree: the upstream source changed; unpacking it again')
+      create_tree(tree, upstream)
+    elif head != recorded_head:
       if recorded_key == key:
         log('tree: build/node has commits of its own; keeping them '
             '(export them with tools/nodecure/export-patches)')
@@ -357,15 +478,16 @@ def prepare_trees(baseline):
       die('build/node has commits that are not in patches/ and the patch '
           'queue changed.\nExport them first (tools/nodecure/export-patches)'
           ' or drop them with ./configure --reset.')
-    if recorded_key == key:
+    elif recorded_key == key:
       # Up to date: the queue is applied already.
       if baseline:
         prepare_baseline(tree)
       return tree
-    log('tree: patch queue changed; re-applying it')
-    git(tree, 'reset', '-q', '--hard', common.TAG_UPSTREAM)
+    else:
+      log('tree: patch queue changed; re-applying it')
+      git(tree, 'reset', '-q', '--hard', common.TAG_UPSTREAM)
   else:
-    create_tree(tree)
+    create_tree(tree, upstream)
   for layer in common.LAYERS:
     apply_layer(tree, layer)
     if layer == common.BASELINE_LAYERS[-1]:
@@ -423,20 +545,24 @@ def overlay(tree):
 # ---------------------------------------------------------------------------
 # Upstream's configure
 
-def upstream_configure(tree, extra):
+def upstream_configure(tree, upstream, extra):
   flags = [
       '--without-npm', '--without-corepack',
       '--shared-openssl', '--shared-zlib', '--shared-brotli',
       '--shared-nghttp2', '--shared-sqlite', '--shared-zstd',
-      '--with-intl=full-icu', '--with-icu-source=%s' % (DEPS / 'icu' / 'icu'),
-      '--shared-http-parser-libname=llhttp',
+      '--with-intl=full-icu',
   ]
-  for opt, d in (('cares', 'cares'), ('http-parser', 'llhttp'),
-                 ('simdutf', 'simdutf'), ('ada', 'ada'),
-                 ('simdjson', 'simdjson')):
-    flags += ['--shared-' + opt,
-              '--shared-%s-includes=%s' % (opt, DEPS / d / 'include'),
-              '--shared-%s-libpath=%s' % (opt, DEPS / d / 'lib')]
+  if upstream['kind'] == 'debian':
+    # The dependencies Debian's tree leaves out, built in build/deps/; the
+    # release tarball's bundled ones (and its full ICU) are used as they are.
+    flags += ['--with-icu-source=%s' % (DEPS / 'icu' / 'icu'),
+              '--shared-http-parser-libname=llhttp']
+    for opt, d in (('cares', 'cares'), ('http-parser', 'llhttp'),
+                   ('simdutf', 'simdutf'), ('ada', 'ada'),
+                   ('simdjson', 'simdjson')):
+      flags += ['--shared-' + opt,
+                '--shared-%s-includes=%s' % (opt, DEPS / d / 'include'),
+                '--shared-%s-libpath=%s' % (opt, DEPS / d / 'lib')]
   log('configure: %s' % tree.relative_to(ROOT))
   run([sys.executable, 'configure.py'] + flags + extra, cwd=tree,
       env=common.build_env(), quiet=True)
@@ -452,6 +578,16 @@ def main():
   ap.add_argument('--reset', action='store_true',
                   help='discard build/node (and its unexported commits) and '
                        'prepare it again from the patch queue')
+  ap.add_argument('--node-tarball', metavar='PATH',
+                  default=os.environ.get('NODECURE_NODE_TARBALL'),
+                  help='build from upstream\'s release tarball %s instead '
+                       'of Debian\'s source package (checked by sha256; '
+                       'default: $NODECURE_NODE_TARBALL)' %
+                       list(inputs.NODE_TARBALL)[0])
+  ap.add_argument('--node-shasums', metavar='PATH',
+                  help='upstream\'s SHASUMS256.txt to check the tarball '
+                       'against too (default: SHASUMS256.txt beside it, if '
+                       'there)')
   ap.add_argument('--fetch-only', action='store_true',
                   help='only fill the download cache (with the inputs of '
                        'make test too)')
@@ -460,19 +596,25 @@ def main():
   args = ap.parse_args()
 
   check_host()
-  fetch_all(tests=args.fetch_only)
+  if args.node_tarball:
+    upstream = official_source(args.node_tarball, args.node_shasums)
+  else:
+    fetch_all(tests=args.fetch_only)
+    upstream = None
   if args.fetch_only:
     return
-  record_inputs()
-  build_deps()
+  if upstream is None:
+    upstream = debian_source()
+    build_deps()
   if args.reset:
     shutil.rmtree(BUILD / 'baseline', ignore_errors=True)
     shutil.rmtree(BUILD / 'node', ignore_errors=True)
-  tree = prepare_trees(args.baseline)
+  tree = prepare_trees(args.baseline, upstream)
+  record_inputs(tree, upstream)
   overlay(tree)
-  upstream_configure(tree, args.extra)
+  upstream_configure(tree, upstream, args.extra)
   if args.baseline:
-    upstream_configure(BUILD / 'baseline', args.extra)
+    upstream_configure(BUILD / 'baseline', upstream, args.extra)
   log('ready: run make')
 
 

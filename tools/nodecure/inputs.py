@@ -12,6 +12,17 @@ are where it was last seen, a hint, not a key.
 
 NODE_VERSION = '22.22.2'
 
+# Upstream's own release tarball: the alternative to Debian's source package
+# for a machine that reaches upstream's download site but not Debian's
+# archive (./configure --node-tarball=PATH). Its sha256 as two independent
+# distributions pin their builds of 22.22.2 to it (nixpkgs and Homebrew);
+# configure also checks it against upstream's SHASUMS256.txt when that file
+# is beside the tarball or given with --node-shasums.
+NODE_TARBALL = {
+    'node-v22.22.2.tar.xz':
+        'b6bedd3a8cacd5df7df015a5088264b12c74a277ba60684cb9642ae8eb743132',
+}
+
 # The suites whose source indexes apt reads (a private source list; see
 # archive.py). A '-security' suite is read from the security archive of the
 # host's apt sources, where Debian's security releases appear first.
