@@ -1,7 +1,18 @@
 #!/bin/sh
 # Installs what nodecure's build and tests need on Debian 12 (bookworm).
-# Run as root (or with sudo). Idempotent.
+# As root:            sh tools/nodecure/setup-debian.sh
+# As another user:    sudo sh tools/nodecure/setup-debian.sh
+# (run as another user without sudo, it re-runs itself through sudo when
+# sudo is installed). Idempotent.
 set -eu
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1; then
+    exec sudo sh "$0" "$@"
+  fi
+  echo "setup-debian.sh: installing packages needs root: run it as root" \
+       "(su -c 'sh $0'), or with sudo" >&2
+  exit 1
+fi
 pkgs="build-essential ca-certificates ccache clang-19 cmake git make patch
   pkg-config python3 xz-utils libclang-rt-19-dev
   libssl-dev zlib1g-dev libbrotli-dev libnghttp2-dev libsqlite3-dev
