@@ -33,8 +33,6 @@ using v8::Value;
 
 namespace {
 
-std::atomic<bool> ever_enabled_{false};
-
 // The fs request whose timeout has just blacklisted its resource: libuv calls
 // OnSlowResourceMarked() on the request's loop thread right before the
 // request's callback, which ends in KeepFsRequest() on the same thread.
@@ -214,10 +212,6 @@ void ThreadPoolTimeout::SetBudget(uint64_t ms) {
   if (ms != 0 && !ever_enabled_.exchange(true))
     uv_fs_slow_resource_set_cb(OnSlowResourceMarked);
   CHECK_EQ(uv_threadpool_set_timeout(ms), 0);
-}
-
-bool ThreadPoolTimeout::ever_enabled() {
-  return ever_enabled_.load(std::memory_order_relaxed);
 }
 
 Local<Value> ThreadPoolTimeout::UVException(Isolate* isolate,
@@ -436,6 +430,45 @@ void ThreadPoolTimeout::AfterZlibTimeout(AsyncWrap* stream,
       Integer::New(isolate, status),
       FIXED_ONE_BYTE_STRING(isolate, "ERR_THREADPOOL_TIMEOUT")};
   USE(stream->MakeCallback(env->onerror_string(), arraysize(argv), argv));
+}
+
+namespace {
+
+// An abandoned Node-API work: the loop stays alive and the Environment's
+// teardown waits until `execute` returned (OnNapiWorkReturned()).
+struct NapiWait {
+  Environment* env;
+  uv_async_t keep_alive;  // ref'd: uv_run() does not return before us
+  void (*complete)(void* work);
+  void* work;
+};
+
+void OnNapiWorkReturned(AsyncWrap*, void* arg) {
+  NapiWait* wait = static_cast<NapiWait*>(arg);
+  wait->env->DecreaseWaitingRequestCounter();
+  wait->complete(wait->work);
+  uv_close(reinterpret_cast<uv_handle_t*>(&wait->keep_alive),
+           [](uv_handle_t* handle) {
+             NapiWait* done = ContainerOf(
+                 &NapiWait::keep_alive, reinterpret_cast<uv_async_t*>(handle));
+             delete done;
+           });
+}
+
+}  // namespace
+
+void ThreadPoolTimeout::AfterNapiWorkTimeout(Environment* env,
+                                             int status,
+                                             void* work,
+                                             void (*complete)(void* work)) {
+  NapiWait* wait = new NapiWait{env, {}, complete, work};
+  CHECK_EQ(uv_async_init(env->event_loop(), &wait->keep_alive, nullptr), 0);
+  env->IncreaseWaitingRequestCounter();
+  CHECK(KeepUntilReclaimed(env,
+                           nullptr,
+                           OnNapiWorkReturned,
+                           wait,
+                           Event{"napi", nullptr, nullptr, status}));
 }
 
 // internalBinding('cure'): the threadpool half.

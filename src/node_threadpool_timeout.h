@@ -3,8 +3,10 @@
 
 #if defined(NODE_WANT_INTERNALS) && NODE_WANT_INTERNALS
 
+#include <atomic>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "uv.h"
 #include "uv/timeout.h"
@@ -48,6 +50,43 @@ class ThreadPoolTimeout final {
  public:
   ThreadPoolTimeout() = delete;
 
+  // Whether a request of type T made with the libuv function F takes the
+  // budget: fs and DNS requests, except readdir and closedir, which use a
+  // uv_dir_t and a DIR that fs.Dir owns and frees (dir.close(), GC): such a
+  // request could not be abandoned without freeing memory under it.
+  template <typename T, typename F>
+  static constexpr bool IsTimedRequest() {
+    if constexpr (std::is_same_v<T, uv_fs_t>) {
+      return !std::is_same_v<F, decltype(&uv_fs_readdir)>;
+    } else {
+      return std::is_same_v<T, uv_getaddrinfo_t> ||
+             std::is_same_v<T, uv_getnameinfo_t>;
+    }
+  }
+
+  // Around the submission of a request of Node's bindings (ReqWrap's
+  // Dispatch()): libuv times the fs and DNS requests that the calling thread
+  // submits while it has a budget, and only those, so that requests made by
+  // addons, by libuv itself (fs.watchFile()'s stat) or by the trace writer
+  // keep upstream's contract. Costs two thread-local stores, and nothing
+  // while the option was never set.
+  class OptIn final {
+   public:
+    explicit OptIn(bool timed) : timed_(timed && ever_enabled()) {
+      if (timed_)
+        saved_ = uv_threadpool_set_thread_timeout(UV_THREADPOOL_TIMEOUT_DEFAULT);
+    }
+    ~OptIn() {
+      if (timed_) uv_threadpool_set_thread_timeout(saved_);
+    }
+    OptIn(const OptIn&) = delete;
+    OptIn& operator=(const OptIn&) = delete;
+
+   private:
+    bool timed_;
+    uint64_t saved_ = 0;
+  };
+
   // At startup, on the main thread, with the validated option (node.cc).
   static void Apply(const std::string& option);
 
@@ -58,7 +97,9 @@ class ThreadPoolTimeout final {
   // Whether a budget was ever set: only then is a UV_ETIMEDOUT from an fs
   // request ours (a soft NFS mount can return ETIMEDOUT too; with the
   // feature off such errors stay upstream's).
-  static bool ever_enabled();
+  static bool ever_enabled() {
+    return ever_enabled_.load(std::memory_order_relaxed);
+  }
 
   // A done callback's status that means "abandoned past its budget".
   static inline bool IsTimeout(int64_t status) {
@@ -151,6 +192,17 @@ class ThreadPoolTimeout final {
                                int status,
                                ReleaseCallback release);
 
+  // Node-API: async work past its budget got a replacement worker, but its
+  // `complete` must still run with `execute`'s outcome and the addon's
+  // memory stays the addon's: calls complete(work) once `execute` returned,
+  // keeping the event loop alive and the Environment's teardown (its
+  // instance-data finalizers, the napi_env, the addon's unloading) waiting
+  // until then, as upstream's does for running work.
+  static void AfterNapiWorkTimeout(Environment* env,
+                                   int status,
+                                   void* work,
+                                   void (*complete)(void* work));
+
   // The TimeoutError for a ThreadPoolWork (crypto, zlib), built in JS.
   static v8::Local<v8::Value> WorkError(Environment* env,
                                         int status,
@@ -161,6 +213,9 @@ class ThreadPoolTimeout final {
   static void InitializeBinding(v8::Local<v8::Context> context,
                                 v8::Local<v8::Object> target);
   static void RegisterExternalReferences(ExternalReferenceRegistry* registry);
+
+ private:
+  static inline std::atomic<bool> ever_enabled_{false};
 };
 
 }  // namespace node

@@ -40,6 +40,7 @@
 
 #include "threadpool-manager.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -95,7 +96,32 @@ static int uv__hangman_install(int signo) {
 }
 
 
+/* UV_THREADPOOL_INTERRUPT_SIGNAL, if set to a signal number that can be
+ * installed (0: no signal); -1 otherwise. */
+static int uv__hangman_signal_from_env(void) {
+  const char* val;
+  char* end;
+  long signo;
+
+  val = getenv("UV_THREADPOOL_INTERRUPT_SIGNAL");
+  if (val == NULL || *val == '\0')
+    return -1;
+  errno = 0;
+  signo = strtol(val, &end, 10);
+  if (errno != 0 || *end != '\0' || signo < 0 || signo >= NSIG ||
+      signo == SIGKILL || signo == SIGSTOP)
+    return -1;
+  if (signo != 0 && uv__hangman_install((int) signo) != 0)
+    return -1;
+  return (int) signo;
+}
+
+
 static int uv__hangman_choose_signal(void) {
+  if (uv__hangman_signo >= 0)
+    return uv__hangman_signo;
+
+  uv__hangman_signo = uv__hangman_signal_from_env();
   if (uv__hangman_signo >= 0)
     return uv__hangman_signo;
 

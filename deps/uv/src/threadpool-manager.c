@@ -57,18 +57,44 @@
  * so the record cannot be freed under it. Slots themselves are freed only
  * with the lock held, which the watchdog holds while it scans them.
  *
+ * Nothing is timed unless its submitter asked (uv__tpm_wrap()): work queued
+ * with uv_queue_work_timed(), and fs and DNS requests submitted while the
+ * calling thread has a budget (uv_threadpool_set_thread_timeout(), which
+ * Node sets around the requests of its bindings). Plain uv_queue_work() and
+ * uv_random() keep upstream's contract: their memory belongs to code that
+ * does not know about timeouts.
+ *
+ * Stop first, abandon last. At the deadline the watchdog sets the task's
+ * stop flag, has the Hangman signal its thread (a blocking system call
+ * returns EINTR) and starts a replacement worker at once, but it delivers
+ * the timeout only when the work has returned or a grace period (the
+ * budget, at most UV__TPM_GRACE_MAX) has passed. Work that stops in time
+ * therefore owns nothing after its callback ran: nothing is written late,
+ * nothing needs to be pinned. Work that commits in the grace period
+ * (uv_threadpool_commit(): an fs call that returned a real result) even
+ * completes normally, with status 0. Only work still running when the
+ * grace period ends is abandoned: its callback gets the timeout while it
+ * runs, and everything it touches stays its own until the reclaim.
+ *
  * A TIMEDOUT record lives on as a zombie until both halves are over: its done
  * callback ran on the loop, and its work returned on the abandoned thread.
  * Whoever is second releases it, running the reclaim callbacks on the loop.
+ *
+ * Lock order: uv__tpm_mutex, then threadpool.c's `mutex`, then a loop's
+ * wq_mutex. Only the watchdog and the workers' slow paths take the first.
  */
 
 #include "threadpool-manager.h"
 
+#include <assert.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 
 #define UV__NS_PER_MS ((uint64_t) 1000000)
+/* How long work that was told to stop may take to return before it is
+ * abandoned (never more than its budget). */
+#define UV__TPM_GRACE_MAX ((uint64_t) 50 * UV__NS_PER_MS)
 
 /* The state of the task in a slot: the low bits of its state word. */
 enum {
@@ -103,6 +129,7 @@ struct uv__tpm_task {
   uint64_t budget;            /* ns */
   uint64_t start;             /* uv_hrtime() */
   uint64_t deadline;
+  uint64_t grace;             /* delivered by then, returned or not */
   uv_thread_t thread;
   _Atomic int stop;           /* read by uv_threadpool_should_stop() */
   int kind;
@@ -111,6 +138,8 @@ struct uv__tpm_task {
   unsigned int delivered:1;   /* the done callback ran */
   unsigned int returned:1;    /* the work returned */
   unsigned int notify_pending:1;
+  unsigned int posted:1;      /* the delivery was posted to the loop */
+  unsigned int late_commit:1; /* committed in the grace period */
 };
 
 /* A worker thread's view of the task it runs. The owning thread writes
@@ -160,14 +189,17 @@ static struct uv__queue uv__tpm_slots;
 static struct uv__queue uv__tpm_zombies;
 static _Atomic uint64_t uv__tpm_default_ms;
 static uint64_t uv__tpm_extended;
+static uint64_t uv__tpm_stopped;      /* timed out, returned in the grace */
+static uint64_t uv__tpm_late;         /* committed in the grace: completed */
 
 static _Thread_local struct uv__tpm_task* uv__tpm_current;
 static _Thread_local struct uv__tpm_slot* uv__tpm_slot;
 static _Thread_local _Atomic int* uv__tpm_current_stop;
 static _Thread_local struct uv__tpm_task* uv__tpm_delivering;
 static _Thread_local const struct uv__tpm_opts* uv__tpm_next;
-static _Thread_local uint64_t uv__tpm_thread_ms =
-    UV_THREADPOOL_TIMEOUT_DEFAULT;
+/* The budget of the fs and DNS requests this thread submits: 0 (none) until
+ * it opts in with uv_threadpool_set_thread_timeout(). */
+static _Thread_local uint64_t uv__tpm_thread_ms;
 
 /* Task records that completed, for the next submissions on the same thread
  * (the loop's): completion and submission both happen there, so a record
@@ -299,8 +331,17 @@ static void uv__tpm_ensure_watchdog(void) {
 
   /* The watchdog, and the replacement workers it starts, receive no
    * process-directed signals; workers unblock the interrupt signal in
-   * uv__hangman_prepare_thread(). */
+   * uv__hangman_prepare_thread(). Synchronous fault signals stay unblocked:
+   * a fault on a thread of ours must reach the process's crash handler (a
+   * blocked one kills the process without it). */
   sigfillset(&all);
+  sigdelset(&all, SIGSEGV);
+  sigdelset(&all, SIGBUS);
+  sigdelset(&all, SIGFPE);
+  sigdelset(&all, SIGILL);
+  sigdelset(&all, SIGTRAP);
+  sigdelset(&all, SIGSYS);
+  sigdelset(&all, SIGABRT);
   pthread_sigmask(SIG_SETMASK, &all, &saved);
   options.flags = UV_THREAD_HAS_STACK_SIZE;
   options.stack_size = 1u << 20;
@@ -337,6 +378,7 @@ static void uv__tpm_post(struct uv__tpm_task* t) {
 
   loop = t->loop;
   t->notify_pending = 1;
+  t->posted = 1;
   uv_mutex_lock(&loop->wq_mutex);
   uv__queue_insert_tail(&loop->wq, &t->notify.wq);
   uv_async_send(&loop->wq_async);
@@ -380,8 +422,9 @@ static void uv__tpm_post_reclaim(struct uv__tpm_task* t) {
 }
 
 
-/* On the loop: deliver the timeout to the request's done callback. */
-static void uv__tpm_timeout_done(struct uv__work* n, int status) {
+/* On the loop: deliver the timeout (or, after a commit in the grace period,
+ * the completion) to the request's done callback. */
+static void uv__tpm_deliver(struct uv__work* n, int status) {
   struct uv__tpm_task* saved;
   struct uv__tpm_task* t;
   struct uv__work* user;
@@ -399,6 +442,7 @@ static void uv__tpm_timeout_done(struct uv__work* n, int status) {
 
   saved = uv__tpm_delivering;
   uv__tpm_delivering = t;  /* for uv_threadpool_on_reclaim() */
+  assert(t->status != 0 || t->returned);
   t->user_done(user, t->status);
   uv__tpm_delivering = saved;
 
@@ -443,8 +487,33 @@ static void uv__tpm_time_out(struct uv__tpm_slot* s, struct uv__tpm_task* t) {
                         UV__SLOT_WORD(UV__SLOT_SEQ(word), UV__SLOT_TIMEDOUT),
                         memory_order_release);
 
-  t->notify.done = uv__tpm_timeout_done;
-  uv__tpm_post(t);
+  /* Delivered when the work returns (uv__tpm_finish()), or at the end of
+   * the grace period (uv__tpm_overdue()), whichever is first. */
+  t->notify.done = uv__tpm_deliver;
+  t->grace = uv_hrtime() + (t->budget < UV__TPM_GRACE_MAX ?
+                            t->budget : UV__TPM_GRACE_MAX);
+}
+
+
+/* With the lock held, on the watchdog: abandons the timed-out tasks whose
+ * grace period is over (their callbacks get the timeout while the work
+ * still runs). Returns the end of the earliest grace period still ahead. */
+static uint64_t uv__tpm_overdue(uint64_t now) {
+  struct uv__tpm_task* t;
+  struct uv__queue* q;
+  uint64_t next;
+
+  next = (uint64_t) -1;
+  uv__queue_foreach(q, &uv__tpm_zombies) {
+    t = uv__queue_data(q, struct uv__tpm_task, link);
+    if (t->posted || t->returned || t->late_commit || t->loop == NULL)
+      continue;
+    if (t->grace <= now)
+      uv__tpm_post(t);
+    else if (t->grace < next)
+      next = t->grace;
+  }
+  return next;
 }
 
 
@@ -562,6 +631,9 @@ static void uv__tpm_watchdog(void* arg) {
     floor = (uint64_t) -1;
     next = uv__tpm_scan(&floor);
     now = uv_hrtime();
+    h = uv__tpm_overdue(now);
+    if (h < next)
+      next = h;
 
     uv__queue_init(&to_join);
     h = uv__hangman_tick(now, &to_join);
@@ -667,6 +739,12 @@ static int uv__tpm_finish(struct uv__tpm_slot* s, struct uv__tpm_task* t) {
   }
 
   t->returned = 1;
+  if (t->late_commit) {
+    t->status = 0;  /* Completed after all: see uv__tpm_commit(). */
+    uv__tpm_late++;
+  } else if (!t->posted) {
+    uv__tpm_stopped++;  /* Stopped in its grace period: nothing owned. */
+  }
   uv__hangman_release(t->hm, 1);
   t->hm = NULL;
   if (t->abandoned) {
@@ -679,7 +757,9 @@ static int uv__tpm_finish(struct uv__tpm_slot* s, struct uv__tpm_task* t) {
     disposition = UV__TPM_SKIP;
     atomic_store_explicit(&s->word, idle, memory_order_release);
   }
-  if (t->delivered)
+  if (!t->posted && t->loop != NULL)
+    uv__tpm_post(t);  /* Delivered now, and reclaimed right after. */
+  else if (t->delivered)
     uv__tpm_post_reclaim(t);
   uv_mutex_unlock(&uv__tpm_mutex);
   return disposition;  /* t may be gone already. */
@@ -749,7 +829,16 @@ struct uv__work* uv__tpm_wrap(struct uv__work* w, enum uv__work_kind kind) {
 
   opts = uv__tpm_next;
   uv__tpm_next = NULL;
-  ms = opts != NULL ? opts->timeout_ms : uv__tpm_budget_ms();
+  /* Only what its submitter asked for: uv_queue_work_timed(), or an fs or
+   * DNS request while the thread has a budget. Plain uv_queue_work() and
+   * uv_random() (UV__WORK_CPU) never: their callers may free memory in the
+   * done callback that the work still uses. */
+  if (opts != NULL)
+    ms = opts->timeout_ms;
+  else if (kind == UV__WORK_CPU)
+    ms = 0;
+  else
+    ms = uv__tpm_budget_ms();
   if (ms == 0)
     return w;
 
@@ -823,6 +912,12 @@ static int uv__tpm_commit(void) {
     atomic_store_explicit(&s->word, word, memory_order_relaxed);
   }
   committed = UV__SLOT_STATE(word) == UV__SLOT_COMMITTED;
+  if (!committed && !uv__tpm_current->posted) {
+    /* Timed out, but the loop has not been told: the work may still
+     * complete normally, delivered when it returns (uv__tpm_finish()). */
+    uv__tpm_current->late_commit = 1;
+    committed = 1;
+  }
   uv_mutex_unlock(&uv__tpm_mutex);
   return committed;
 }
@@ -848,9 +943,14 @@ void uv__tpm_on_reclaim_internal(struct uv__work* w,
 }
 
 
+/* From the pool's shutdown (the end of the process): is `tid` inside a
+ * timed task? Such work may be abandoned at any time and may never return
+ * (a FIFO without writer, a hung mount): the process must not wait for it.
+ * Untimed work is waited for, as upstream does. */
 int uv__tpm_thread_stuck(const uv_thread_t* tid) {
-  struct uv__tpm_task* t;
+  struct uv__tpm_slot* s;
   struct uv__queue* q;
+  int state;
   int stuck;
 
   if (!uv__tpm_enabled())
@@ -859,10 +959,15 @@ int uv__tpm_thread_stuck(const uv_thread_t* tid) {
   uv__tpm_init();
   stuck = 0;
   uv_mutex_lock(&uv__tpm_mutex);
-  uv__queue_foreach(q, &uv__tpm_zombies) {
-    t = uv__queue_data(q, struct uv__tpm_task, link);
-    if (!t->abandoned && !t->returned && uv_thread_equal(&t->thread, tid))
-      stuck = 1;
+  uv__queue_foreach(q, &uv__tpm_slots) {
+    s = uv__queue_data(q, struct uv__tpm_slot, link);
+    if (!uv_thread_equal(&s->thread, tid))
+      continue;
+    state = UV__SLOT_STATE(atomic_load_explicit(&s->word,
+                                                memory_order_acquire));
+    stuck = state == UV__SLOT_RUNNING ||
+            state == UV__SLOT_DECIDING ||
+            state == UV__SLOT_TIMEDOUT;
   }
   uv_mutex_unlock(&uv__tpm_mutex);
   return stuck;
@@ -894,6 +999,7 @@ void uv__tpm_loop_close(uv_loop_t* loop) {
     }
     t->loop = NULL;
     t->delivered = 1;
+    t->posted = 1;
     if (t->returned) {
       uv__queue_remove(&t->link);
       uv__free(t);
@@ -947,7 +1053,10 @@ uint64_t uv_threadpool_set_thread_timeout(uint64_t timeout_ms) {
 
   previous = uv__tpm_thread_ms;
   uv__tpm_thread_ms = timeout_ms;
-  if (timeout_ms != UV_THREADPOOL_TIMEOUT_DEFAULT)
+  /* Following a pool default of 0 times nothing; a nonzero one has
+   * activated the manager already. */
+  if (timeout_ms != 0 && timeout_ms != UV_THREADPOOL_TIMEOUT_DEFAULT &&
+      !uv__tpm_enabled())
     uv__tpm_activate();
   return previous;
 }
@@ -986,8 +1095,9 @@ int uv_queue_work_timed(uv_loop_t* loop,
     return UV_EINVAL;
 
   if (timeout_ms == UV_THREADPOOL_TIMEOUT_DEFAULT)
-    timeout_ms = uv__tpm_budget_ms();
-  if (timeout_ms != 0)
+    timeout_ms = atomic_load_explicit(&uv__tpm_default_ms,
+                                      memory_order_relaxed);
+  if (timeout_ms != 0 && !uv__tpm_enabled())
     uv__tpm_activate();
 
   uv__req_init(loop, req, UV_WORK);
@@ -1049,6 +1159,8 @@ void uv_threadpool_get_stats(uv_threadpool_stats_t* stats) {
   uv_mutex_lock(&uv__tpm_mutex);
   stats->timed_out = uv__tpm_timed_out;
   stats->extended = uv__tpm_extended;
+  stats->stopped = uv__tpm_stopped;
+  stats->completed_late = uv__tpm_late;
   stats->cap_hits = uv__tpm_cap_hits;
   uv__hangman_stats(stats);
   uv_mutex_unlock(&uv__tpm_mutex);

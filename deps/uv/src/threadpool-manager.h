@@ -86,6 +86,9 @@ void uv__tpm_set_current_stop(_Atomic int* stop);
 extern uint64_t uv__tpm_cap_hits;
 extern uint64_t uv__tpm_timed_out;
 
+/* fs-timeout.c */
+int uv__fs_commit(uv_fs_t* req, ssize_t r, int err);
+
 /* threadpool.c */
 int uv__threadpool_replace(const uv_thread_t* old, int slow_io);
 
@@ -114,9 +117,14 @@ int uv__slowres_check(uv_fs_t* req);
 void uv__slowres_mark(uv_fs_t* req);
 void uv__slowres_stats(uv_threadpool_stats_t* stats);
 
-/* Zero cost while the blacklist is empty. */
+/* Zero cost while the blacklist is empty. Only requests that would be
+ * timed are refused (the list spares the pool, it does not judge the
+ * resource for anybody else); a close always goes through, to forget its
+ * fd. */
 #define uv__slowres_refused(req)                                              \
   (atomic_load_explicit(&uv__slowres_entries, memory_order_relaxed) != 0 &&   \
+   ((req)->fs_type == UV_FS_CLOSE ||                                          \
+    ((req)->cb != NULL && uv__tpm_budget_set())) &&                           \
    uv__slowres_check(req) != 0)
 
 #else  /* _WIN32 */

@@ -26,11 +26,31 @@
  * upstream's, so addons built against Node 22's uv.h keep working. The design
  * and its policies are described in doc/contributing/threadpool-timeouts.md.
  *
+ * Nothing is timed unless its submitter asks: uv_queue_work_timed(), or fs
+ * and DNS requests submitted while the calling thread has a budget
+ * (uv_threadpool_set_thread_timeout()). Plain uv_queue_work(), uv_random()
+ * and every other thread's requests keep upstream's contract, so code that
+ * does not know about timeouts (addons, libuv's own fs-poll) never meets
+ * one.
+ *
+ * A task past its budget is told to stop (uv_threadpool_should_stop(); its
+ * thread gets the interrupt signal, so a blocking system call returns EINTR)
+ * and the pool gets a replacement worker at once. Its done callback runs
+ * when the work has returned, or when a short grace period has passed
+ * (the budget, at most 50 ms), whichever comes first:
+ *
+ * - the work returned: nothing of it runs any more. Work that committed
+ *   (uv_threadpool_commit(), e.g. an fs call that got a real result in the
+ *   meantime) completes normally, with status 0; other work gets
+ *   UV_ETIMEDOUT.
+ * - the grace period passed: the work is abandoned, still running.
+ *
  * Lifetime rule for every request that completes with UV_ETIMEDOUT or
  * UV_EABANDONCAP: its work may still be running on an abandoned thread. The
  * request, and every buffer or string it refers to, belong to that work until
- * the reclaim callback registered with uv_threadpool_on_reclaim() runs. Only
- * the status (for fs requests: req->result) may be read before that.
+ * the reclaim callback registered with uv_threadpool_on_reclaim() runs (at
+ * once after the done callback if the work returned already). Only the
+ * status (for fs requests: req->result) may be read before that.
  */
 
 #ifndef UV_TIMEOUT_H
@@ -57,16 +77,19 @@ extern "C" {
 /* "Use the budget in effect" (the calling thread's, else the pool's). */
 #define UV_THREADPOOL_TIMEOUT_DEFAULT ((uint64_t) -1)
 
-/* Pool-wide default budget in milliseconds for one threadpool task (fs, dns,
- * random, uv_queue_work); 0 (the initial value) turns timeouts off. Counted
- * from the moment a worker starts the task, not from submission. */
+/* Pool-wide default budget in milliseconds for one threadpool task that
+ * asked for it (uv_queue_work_timed() with UV_THREADPOOL_TIMEOUT_DEFAULT, fs
+ * and DNS requests of a thread that follows it); 0 (the initial value) turns
+ * timeouts off. Counted from the moment a worker starts the task, not from
+ * submission. */
 UV_EXTERN int uv_threadpool_set_timeout(uint64_t timeout_ms);
 UV_EXTERN uint64_t uv_threadpool_get_timeout(void);
 
-/* Budget for requests submitted from the calling thread: overrides the pool
- * default (0 = no timeout for this thread's requests), or follows it again
- * with UV_THREADPOOL_TIMEOUT_DEFAULT. Returns the previous value, so a caller
- * can scope it around a submission. */
+/* Budget for the fs and DNS requests submitted from the calling thread:
+ * timeout_ms milliseconds, the pool default (UV_THREADPOOL_TIMEOUT_DEFAULT)
+ * or none (0, every thread's initial value). Returns the previous value, so
+ * a caller can scope it around its own submissions, as Node does around the
+ * requests of its bindings. */
 UV_EXTERN uint64_t uv_threadpool_set_thread_timeout(uint64_t timeout_ms);
 
 /* Called on the manager's thread when `req` has run `elapsed_ms`, past its
@@ -76,12 +99,12 @@ UV_EXTERN uint64_t uv_threadpool_set_thread_timeout(uint64_t timeout_ms);
  * loop. */
 typedef uint64_t (*uv_work_timedout_cb)(uv_work_t* req, uint64_t elapsed_ms);
 
-/* uv_queue_work() with a budget: timeout_ms milliseconds (0 = none, even if a
- * default is set; UV_THREADPOOL_TIMEOUT_DEFAULT = the budget in effect) and an
- * optional timed-out callback. A task past its budget is abandoned:
- * after_work_cb runs at once with UV_ETIMEDOUT (or UV_EABANDONCAP), the pool
- * starts a replacement worker and the old thread is interrupted and reaped
- * once its work returns. */
+/* uv_queue_work() with a budget: timeout_ms milliseconds (0 = none;
+ * UV_THREADPOOL_TIMEOUT_DEFAULT = the pool default) and an optional
+ * timed-out callback. A task past its budget is stopped, replaced and, if it
+ * does not return in the grace period, abandoned (see above): after_work_cb
+ * gets UV_ETIMEDOUT (or UV_EABANDONCAP) and the old thread is reaped once
+ * its work returns. */
 UV_EXTERN int uv_queue_work_timed(uv_loop_t* loop,
                                   uv_work_t* req,
                                   uv_work_cb work_cb,
@@ -95,10 +118,11 @@ UV_EXTERN int uv_queue_work_timed(uv_loop_t* loop,
 UV_EXTERN int uv_threadpool_should_stop(void);
 UV_EXTERN int uv_work_should_stop(uv_work_t* req);
 
-/* Called by work about to publish its results: returns 1 if the task has not
- * been abandoned, and from then on it cannot time out any more (finish
- * quickly); returns 0 if it was abandoned (do not publish, the done callback
- * has or will have UV_ETIMEDOUT). Outside a timed task, returns 1. */
+/* Called by work about to publish its results: returns 1 if the loop has not
+ * been told of a timeout, and from then on the task completes normally
+ * (finish quickly: it cannot time out any more); returns 0 if it was
+ * abandoned (do not publish: the done callback has or will have
+ * UV_ETIMEDOUT). Outside a timed task, returns 1. */
 UV_EXTERN int uv_threadpool_commit(void);
 
 /* Called from a done callback that received UV_ETIMEDOUT or UV_EABANDONCAP:
@@ -113,10 +137,12 @@ UV_EXTERN int uv_threadpool_on_reclaim(uv_reclaim_cb cb, void* arg);
  * thread is not replaced. */
 UV_EXTERN int uv_threadpool_set_abandoned_limit(unsigned int limit);
 
-/* The real-time signal sent to abandoned threads so that blocking system
+/* The real-time signal sent to timed-out threads so that blocking system
  * calls return EINTR; by default the first of SIGRTMIN+6..SIGRTMAX without a
- * handler, chosen when first needed. 0 disables signalling. Its handler does
- * nothing and is installed without SA_RESTART. */
+ * handler, chosen when first needed, or the number in the environment
+ * variable UV_THREADPOOL_INTERRUPT_SIGNAL (0 = none) if set when it is first
+ * needed. 0 disables signalling. Its handler does nothing and is installed
+ * without SA_RESTART. */
 UV_EXTERN int uv_threadpool_set_interrupt_signal(int signum);
 UV_EXTERN int uv_threadpool_get_interrupt_signal(void);
 
@@ -129,7 +155,11 @@ typedef struct uv_threadpool_stats_s {
   uint64_t slow_resources;      /* resources on the fs blacklist now */
   uint64_t slow_resource_marks; /* resources ever blacklisted */
   uint64_t slow_resource_hits;  /* fs requests refused by the blacklist */
-  uint64_t reserved[8];
+  uint64_t slow_resource_dropped; /* marks dropped: the list was full */
+  uint64_t slow_resource_exempt;  /* timeouts of resources never listed */
+  uint64_t stopped;             /* timed out, returned in the grace period */
+  uint64_t completed_late;      /* of those, committed: completed normally */
+  uint64_t reserved[4];
 } uv_threadpool_stats_t;
 
 UV_EXTERN void uv_threadpool_get_stats(uv_threadpool_stats_t* stats);
