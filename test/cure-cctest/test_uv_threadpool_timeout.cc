@@ -560,30 +560,45 @@ TEST_F(ThreadpoolTimeoutTest, ExtensionCallbackCanRefuse) {
   EXPECT_GE(t.done_ns - t.submitted_ns, 40 * kNsPerMs);
 }
 
-TEST_F(ThreadpoolTimeoutTest, PoolDefaultAndThreadOverride) {
-  // The pool-wide default applies to plain uv_queue_work() ...
+TEST_F(ThreadpoolTimeoutTest, PlainQueueWorkIsNeverTimed) {
+  // Upstream's contract for code that does not know about timeouts (an
+  // addon that frees its baton in after_work_cb): a pool default, even with
+  // the submitting thread opted in, never reaches plain uv_queue_work().
+  ASSERT_EQ(0, uv_threadpool_set_timeout(20));
+  const uv_threadpool_stats_t before = Stats();
+  Task plain;
+  plain.work = [](Task* self) {
+    Spin(80 * kNsPerMs);
+    self->committed = uv_threadpool_should_stop() ? -2 : 1;
+  };
+  ASSERT_EQ(0, Queue(&loop_, &plain));
+  ASSERT_TRUE(RunUntil(&loop_, [&] { return plain.done_calls == 1; }));
+  EXPECT_EQ(0, plain.status);
+  EXPECT_EQ(1, plain.committed.load());  // never told to stop
+  EXPECT_EQ(0, plain.reclaims);
+  EXPECT_EQ(before.timed_out, Stats().timed_out);
+}
+
+TEST_F(ThreadpoolTimeoutTest, PoolDefaultReachesOnlyWhoAsks) {
   ASSERT_EQ(0, uv_threadpool_set_timeout(30));
   EXPECT_EQ(30u, uv_threadpool_get_timeout());
+  // uv_queue_work_timed() with the default takes the pool's budget ...
   Task a;
   a.work = UntilStopped;
-  ASSERT_EQ(0, Queue(&loop_, &a));
-  // ... a thread can opt out of it ...
-  uint64_t saved = uv_threadpool_set_thread_timeout(0);
-  EXPECT_EQ(UV_THREADPOOL_TIMEOUT_DEFAULT, saved);
-  Task b;
-  b.work = [](Task*) { Spin(60 * kNsPerMs); };
-  ASSERT_EQ(0, Queue(&loop_, &b));
+  ASSERT_EQ(0, QueueTimed(&loop_, &a, UV_THREADPOOL_TIMEOUT_DEFAULT));
   // ... and a request can opt out of any budget.
-  uv_threadpool_set_thread_timeout(saved);
   Task c;
   c.work = [](Task*) { Spin(60 * kNsPerMs); };
   ASSERT_EQ(0, QueueTimed(&loop_, &c, 0));
   ASSERT_TRUE(RunUntil(&loop_, [&] {
-    return a.reclaims == 1 && b.done_calls == 1 && c.done_calls == 1;
+    return a.reclaims == 1 && c.done_calls == 1;
   }));
   EXPECT_EQ(UV_ETIMEDOUT, a.status);
-  EXPECT_EQ(0, b.status);
   EXPECT_EQ(0, c.status);
+  // Every thread starts without a budget for its fs and DNS requests.
+  uint64_t fresh = 1;
+  std::thread([&] { fresh = uv_threadpool_set_thread_timeout(0); }).join();
+  EXPECT_EQ(0u, fresh);
 }
 
 TEST_F(ThreadpoolTimeoutTest, QueuedTimedTaskCanBeCancelled) {
