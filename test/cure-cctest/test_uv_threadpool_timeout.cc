@@ -1042,7 +1042,7 @@ TEST_F(FsTimeoutTest, TimedOutFdIsBlacklistedAndCloseWorks) {
 }
 
 TEST_F(FsTimeoutTest, BlacklistEntriesCanExpire) {
-  ASSERT_EQ(0, uv_fs_slow_resource_set_ttl(50));
+  ASSERT_EQ(0, uv_fs_slow_resource_set_policy(50, 50));
   FsReq r;
   r.req.data = &r;
   ASSERT_EQ(0, WithBudget(20, [&] {
@@ -1056,7 +1056,8 @@ TEST_F(FsTimeoutTest, BlacklistEntriesCanExpire) {
   uv_fs_t req;
   EXPECT_EQ(0, uv_fs_stat(nullptr, &req, fifo_.c_str(), nullptr));
   uv_fs_req_cleanup(&req);
-  ASSERT_EQ(0, uv_fs_slow_resource_set_ttl(0));
+  ASSERT_EQ(0, uv_fs_slow_resource_set_policy(UV_FS_SLOW_RESOURCE_BASE_TTL_MS,
+                                              UV_FS_SLOW_RESOURCE_MAX_TTL_MS));
 }
 
 TEST(ThreadpoolTimeoutApiTest, ErrorNamesAndArguments) {

@@ -152,11 +152,13 @@ typedef struct uv_threadpool_stats_s {
   uint64_t abandoned;           /* threads abandoned, in total */
   uint64_t abandoned_live;      /* abandoned threads not reaped yet */
   uint64_t cap_hits;            /* timeouts or executors refused by the cap */
-  uint64_t slow_resources;      /* resources on the fs blacklist now */
-  uint64_t slow_resource_marks; /* resources ever blacklisted */
-  uint64_t slow_resource_hits;  /* fs requests refused by the blacklist */
-  uint64_t slow_resource_dropped; /* marks dropped: the list was full */
-  uint64_t slow_resource_exempt;  /* timeouts of resources never listed */
+  uint64_t slow_resources;      /* active entries of the slow-resource list */
+  uint64_t slow_resource_marks; /* marks accepted (re-marks included) */
+  uint64_t slow_resource_hits;  /* fs requests refused by the list */
+  uint64_t slow_resource_dropped; /* marks dropped: the list was full of
+                                     active entries */
+  uint64_t slow_resource_exempt;  /* timeouts on resources never marked
+                                     (stdio, devices, back-pressure) */
   uint64_t stopped;             /* timed out, returned in the grace period */
   uint64_t completed_late;      /* of those, committed: completed normally */
   uint64_t reserved[4];
@@ -193,21 +195,66 @@ UV_EXTERN int uv_priority_work(uv_priority_work_t* req,
  * already committed). */
 UV_EXTERN int uv_priority_work_abandon(uv_priority_work_t* req);
 
-/* Slow-resource blacklist. An fs request that times out marks its resource:
- * its fd, its path, and the device and inode behind them when they can be
- * learnt without blocking. Later requests that would touch that resource fail
- * at once with UV_ESLOWRESOURCE (returned by the uv_fs_* call itself, no
+/* Slow-resource list. An fs request that times out marks its resource: its
+ * fd, its path, and the device and inode behind them when they can be learnt
+ * without blocking. Later requests that would touch that resource fail at
+ * once with UV_ESLOWRESOURCE (returned by the uv_fs_* call itself, no
  * callback); close, unlink, rmdir, rename and the calls that create names
- * always work. Closing a blacklisted fd through uv_fs_close() forgets the fd.
- * Entries are permanent unless a time-to-live is set. */
-UV_EXTERN int uv_fs_slow_resource_set_ttl(uint64_t ttl_ms);  /* 0 = never */
+ * always work. Closing a listed fd through uv_fs_close() forgets the fd.
+ *
+ * Never marked: fds 0-2 and any resource with the device and inode of what
+ * they refer to, character devices, paths under /dev/ and /proc/.../fd/, and
+ * FIFOs and sockets whose timed-out request was a write, sendfile (out fd),
+ * fsync, fdatasync or ftruncate (a reader's back-pressure); such timeouts
+ * are counted in slow_resource_exempt.
+ *
+ * Entries expire with backoff: the first mark refuses the resource for
+ * base_ttl_ms (default 30000), each new mark after it expired doubles that,
+ * up to max_ttl_ms (default 3600000). An expired entry remembers its strikes
+ * until max_ttl_ms passes without a new mark. base_ttl_ms == 0 makes entries
+ * permanent (max_ttl_ms is then ignored). Applies to marks made afterwards.
+ * Returns UV_EINVAL if base_ttl_ms != 0 and max_ttl_ms < base_ttl_ms.
+ *
+ * At most 256 entries, active and remembered: when full, the least recently
+ * marked remembered entry is evicted, never an active one; with no
+ * remembered entry, the new mark is dropped (slow_resource_dropped). */
+#define UV_FS_SLOW_RESOURCE_BASE_TTL_MS 30000    /* the defaults */
+#define UV_FS_SLOW_RESOURCE_MAX_TTL_MS 3600000
+UV_EXTERN int uv_fs_slow_resource_set_policy(uint64_t base_ttl_ms,
+                                             uint64_t max_ttl_ms);
+/* A fixed time-to-live: uv_fs_slow_resource_set_policy(ttl_ms, ttl_ms);
+ * 0 = permanent. */
+UV_EXTERN int uv_fs_slow_resource_set_ttl(uint64_t ttl_ms);
+/* Active entries (those that refuse requests). */
 UV_EXTERN unsigned int uv_fs_slow_resource_count(void);
 UV_EXTERN int uv_fs_slow_resource_check_fd(uv_file fd);
 UV_EXTERN int uv_fs_slow_resource_check_path(const char* path);
+/* Forgets every entry, remembered strikes included. */
 UV_EXTERN void uv_fs_slow_resource_clear(void);
 
-/* Called on the loop thread when a timed-out fs request blacklists its
- * resource, before the request's callback. */
+/* An active entry, as uv_fs_slow_resource_foreach() reports it. */
+typedef struct uv_fs_slow_resource_s {
+  uv_file fd;                /* -1: not known by fd */
+  const char* path;          /* NULL: not known by path; valid during the
+                                callback only */
+  uint64_t dev;              /* device and inode, if has_id */
+  uint64_t ino;
+  int has_id;
+  unsigned int strikes;      /* marks in separate episodes, this one
+                                included; sets the TTL */
+  uint64_t expires_in_ms;    /* until it expires (at least 1); 0: permanent */
+} uv_fs_slow_resource_t;
+
+/* Calls cb(entry, arg) for each active entry, least recently marked first,
+ * with the list's lock held: cb must be quick and must not call the
+ * uv_fs_slow_resource_* API, uv_threadpool_get_stats() or uv_fs_* (they
+ * consult the list). */
+UV_EXTERN void uv_fs_slow_resource_foreach(
+    void (*cb)(const uv_fs_slow_resource_t* e, void* arg), void* arg);
+
+/* Called on the loop thread when a timed-out fs request marks its resource,
+ * before the request's callback (not for exempt resources nor dropped
+ * marks). */
 typedef void (*uv_slow_resource_cb)(const uv_fs_t* req);
 UV_EXTERN void uv_fs_slow_resource_set_cb(uv_slow_resource_cb cb);
 
