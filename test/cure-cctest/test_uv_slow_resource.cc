@@ -2,7 +2,7 @@
 // timed-out fs request marks and what it never marks (stdio and what shares
 // its file, character devices, a reader's back-pressure), expiry with
 // backoff, the bound on the list, the counters and uv_fs_slow_resource_
-// foreach().
+// foreach(), synchronous requests.
 //
 // Each resource is made slow for real (a FIFO without a writer, a full pipe
 // or socket, a pty without input) and timed out with a 20-50 ms budget; the
@@ -545,6 +545,40 @@ TEST_F(SlowResourceTest, ForeachReportsActiveEntries) {
   EXPECT_EQ(0, uv_fs_close(nullptr, &req, fd, nullptr));
   uv_fs_req_cleanup(&req);
   unlink(other.c_str());
+}
+
+// --- Synchronous requests: the list protects the threadpool.
+
+TEST_F(SlowResourceTest, SynchronousRequestsAreNeverRefused) {
+  TimeOutFifoOpen(fifo_);
+  ASSERT_EQ(1u, uv_fs_slow_resource_count());
+  // Even with a budget in effect for the calling thread.
+  uint64_t saved = uv_threadpool_set_thread_timeout(30);
+  uv_fs_t req;
+  int stat_err = uv_fs_stat(nullptr, &req, fifo_.c_str(), nullptr);
+  uv_fs_req_cleanup(&req);
+  // O_NONBLOCK: an open for reading that does not wait for a writer.
+  int fd = uv_fs_open(nullptr, &req, fifo_.c_str(), O_RDONLY | O_NONBLOCK, 0,
+                      nullptr);
+  uv_fs_req_cleanup(&req);
+  int fstat_err = fd < 0 ? fd : uv_fs_fstat(nullptr, &req, fd, nullptr);
+  uv_fs_req_cleanup(&req);
+  uv_threadpool_set_thread_timeout(saved);
+  EXPECT_EQ(0, stat_err);
+  ASSERT_GE(fd, 0);
+  EXPECT_EQ(0, fstat_err);
+  EXPECT_EQ(before_.slow_resource_hits, Stats().slow_resource_hits);
+
+  // The same requests with a callback are refused.
+  EXPECT_EQ(UV_ESLOWRESOURCE, Submit([&](uv_fs_t* req) {
+    return uv_fs_stat(&loop_, req, fifo_.c_str(), FsReq::Done);
+  }));
+  EXPECT_EQ(UV_ESLOWRESOURCE, Submit([&](uv_fs_t* req) {
+    return uv_fs_fstat(&loop_, req, fd, FsReq::Done);
+  }));
+  EXPECT_EQ(before_.slow_resource_hits + 2, Stats().slow_resource_hits);
+  EXPECT_EQ(0, uv_fs_close(nullptr, &req, fd, nullptr));
+  uv_fs_req_cleanup(&req);
 }
 
 }  // namespace

@@ -961,22 +961,30 @@ TEST_F(FsTimeoutTest, TimedOutPathIsBlacklisted) {
   EXPECT_EQ(1u, uv_fs_slow_resource_count());
   EXPECT_EQ(1, uv_fs_slow_resource_check_path(fifo_.c_str()));
 
-  // The next requests fail at once, without a callback or a worker.
+  // The next timed requests fail at once, without a callback or a worker
+  // (synchronous ones are never refused: see test_uv_slow_resource.cc).
   uv_fs_t req;
-  EXPECT_EQ(UV_ESLOWRESOURCE, uv_fs_open(&loop_, &req, fifo_.c_str(), O_RDONLY,
-                                         0, FsReq::NeverCalled));
+  EXPECT_EQ(UV_ESLOWRESOURCE, WithBudget(50, [&] {
+    return uv_fs_open(&loop_, &req, fifo_.c_str(), O_RDONLY, 0,
+                      FsReq::NeverCalled);
+  }));
   uv_fs_req_cleanup(&req);
-  EXPECT_EQ(UV_ESLOWRESOURCE,
-            uv_fs_open(nullptr, &req, fifo_.c_str(), O_RDONLY, 0, nullptr));
+  EXPECT_EQ(UV_ESLOWRESOURCE, WithBudget(50, [&] {
+    return uv_fs_stat(&loop_, &req, fifo_.c_str(), FsReq::NeverCalled);
+  }));
   uv_fs_req_cleanup(&req);
-  EXPECT_EQ(UV_ESLOWRESOURCE, uv_fs_stat(nullptr, &req, fifo_.c_str(), nullptr));
+  EXPECT_EQ(UV_ESLOWRESOURCE, WithBudget(50, [&] {
+    return uv_fs_access(&loop_, &req, fifo_.c_str(), R_OK, FsReq::NeverCalled);
+  }));
   uv_fs_req_cleanup(&req);
 #if defined(__linux__)
   // Another path to the same FIFO: same device and inode.
   std::string link = dir_ + "/link";
   ASSERT_EQ(0, symlink(fifo_.c_str(), link.c_str()));
-  EXPECT_EQ(UV_ESLOWRESOURCE,
-            uv_fs_open(nullptr, &req, link.c_str(), O_RDONLY, 0, nullptr));
+  EXPECT_EQ(UV_ESLOWRESOURCE, WithBudget(50, [&] {
+    return uv_fs_open(&loop_, &req, link.c_str(), O_RDONLY, 0,
+                      FsReq::NeverCalled);
+  }));
   uv_fs_req_cleanup(&req);
   // Removing a name always works.
   EXPECT_EQ(0, uv_fs_unlink(nullptr, &req, link.c_str(), nullptr));
@@ -1008,11 +1016,13 @@ TEST_F(FsTimeoutTest, TimedOutFdIsBlacklistedAndCloseWorks) {
   uv_fs_t req;
   char byte;
   uv_buf_t buf = uv_buf_init(&byte, 1);
-  EXPECT_EQ(UV_ESLOWRESOURCE, uv_fs_read(nullptr, &req, fd, &buf, 1, -1,
-                                         nullptr));
+  EXPECT_EQ(UV_ESLOWRESOURCE, WithBudget(50, [&] {
+    return uv_fs_read(&loop_, &req, fd, &buf, 1, -1, FsReq::NeverCalled);
+  }));
   uv_fs_req_cleanup(&req);
-  EXPECT_EQ(UV_ESLOWRESOURCE, uv_fs_fstat(&loop_, &req, fd,
-                                          FsReq::NeverCalled));
+  EXPECT_EQ(UV_ESLOWRESOURCE, WithBudget(50, [&] {
+    return uv_fs_fstat(&loop_, &req, fd, FsReq::NeverCalled);
+  }));
   uv_fs_req_cleanup(&req);
 
   // Close always works, and forgets the fd (its number will be reused).
@@ -1035,8 +1045,10 @@ TEST_F(FsTimeoutTest, TimedOutFdIsBlacklistedAndCloseWorks) {
   uv_fs_req_cleanup(&req);
 #if defined(__linux__)
   // The FIFO itself stays blacklisted, by device and inode.
-  EXPECT_EQ(UV_ESLOWRESOURCE,
-            uv_fs_open(nullptr, &req, fifo_.c_str(), O_RDWR, 0, nullptr));
+  EXPECT_EQ(UV_ESLOWRESOURCE, WithBudget(50, [&] {
+    return uv_fs_open(&loop_, &req, fifo_.c_str(), O_RDWR, 0,
+                      FsReq::NeverCalled);
+  }));
   uv_fs_req_cleanup(&req);
 #endif
 }

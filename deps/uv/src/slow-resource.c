@@ -32,10 +32,11 @@
  *
  * Later threadpool requests that would touch a listed resource fail at once
  * with UV_ESLOWRESOURCE (uv__slowres_check(), from fs.c's POST): the same fd,
- * the same path, or another path to the same device and inode. Closing,
- * removing and renaming are never refused, so an application can always
- * clean up; uv_fs_close() also forgets the fd, whose number will be
- * reused.
+ * the same path, or another path to the same device and inode. The list
+ * protects the threadpool: a synchronous request (no callback) is never
+ * refused, and closing, removing and renaming never are, so an application
+ * can always clean up; uv_fs_close() also forgets the fd, whose number will
+ * be reused.
  *
  * Policy (uv__slowres_exempt(), uv__slowres_ttl()):
  *
@@ -538,6 +539,11 @@ int uv__slowres_check(uv_fs_t* req) {
     return 0;
   }
 
+  /* The list protects the threadpool; a synchronous caller only blocks
+   * itself (and is timed by its own means). */
+  if (req->cb == NULL)
+    return 0;
+
   kind = uv__slowres_kind(req);
   found = 0;
   if (kind == UV__RES_FD) {
@@ -553,12 +559,7 @@ int uv__slowres_check(uv_fs_t* req) {
   if (!found)
     return 0;
 
-  if (req->cb != NULL) {
-    uv_fs_req_cleanup(req);  /* The copies POST's caller made. */
-  } else {
-    req->bufs = NULL;  /* The caller's, as after a synchronous read. */
-    req->nbufs = 0;
-  }
+  uv_fs_req_cleanup(req);  /* The copies POST's caller made. */
   req->result = UV_ESLOWRESOURCE;
   return UV_ESLOWRESOURCE;
 }

@@ -197,10 +197,12 @@ UV_EXTERN int uv_priority_work_abandon(uv_priority_work_t* req);
 
 /* Slow-resource list. An fs request that times out marks its resource: its
  * fd, its path, and the device and inode behind them when they can be learnt
- * without blocking. Later requests that would touch that resource fail at
- * once with UV_ESLOWRESOURCE (returned by the uv_fs_* call itself, no
- * callback); close, unlink, rmdir, rename and the calls that create names
- * always work. Closing a listed fd through uv_fs_close() forgets the fd.
+ * without blocking. Later threadpool requests (with a callback; fs.c asks
+ * for those that would be timed) that would touch that resource fail at once
+ * with UV_ESLOWRESOURCE, returned by the uv_fs_* call itself. The list
+ * protects the pool: synchronous requests are never refused, nor are close,
+ * unlink, rmdir, rename and the calls that create names. Closing a listed fd
+ * through uv_fs_close() forgets the fd.
  *
  * Never marked: fds 0-2 and any resource with the device and inode of what
  * they refer to, character devices, paths under /dev/ and /proc/.../fd/, and
