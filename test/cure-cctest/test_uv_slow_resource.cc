@@ -2,7 +2,7 @@
 // timed-out fs request marks and what it never marks (stdio and what shares
 // its file, character devices, a reader's back-pressure), expiry with
 // backoff, the bound on the list, the counters and uv_fs_slow_resource_
-// foreach(), synchronous requests.
+// foreach(), synchronous requests, fork().
 //
 // Each resource is made slow for real (a FIFO without a writer, a full pipe
 // or socket, a pty without input) and timed out with a 20-50 ms budget; the
@@ -15,8 +15,10 @@
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <functional>
@@ -579,6 +581,61 @@ TEST_F(SlowResourceTest, SynchronousRequestsAreNeverRefused) {
   EXPECT_EQ(before_.slow_resource_hits + 2, Stats().slow_resource_hits);
   EXPECT_EQ(0, uv_fs_close(nullptr, &req, fd, nullptr));
   uv_fs_req_cleanup(&req);
+}
+
+// --- fork(): the child's lock is usable, whatever another thread was doing.
+
+// Forks while another thread holds the list's lock (inside foreach's
+// callback, which runs with it held): a child that inherited the lock as
+// held by a thread it does not have would hang (alarm() ends it).
+TEST_F(SlowResourceTest, ForkedChildCanUseTheList) {
+  ASSERT_EQ(0, uv_fs_slow_resource_set_policy(60000, 60000));
+  const std::string prefix = dir_ + "/none/";
+  std::atomic<bool> stop{false};
+  std::atomic<bool> holding{false};
+  std::thread hammer([&] {
+    for (int i = 0; !stop; i++) {
+      MarkPaths(prefix + std::to_string(i % 7) + "-", 4);
+      uv_fs_slow_resource_foreach(
+          [](const uv_fs_slow_resource_t*, void* arg) {
+            static_cast<std::atomic<bool>*>(arg)->store(true);
+            std::this_thread::sleep_for(std::chrono::microseconds(500));
+          },
+          &holding);
+      holding = false;
+      uv_fs_slow_resource_check_path((prefix + "0-0").c_str());
+      if (i % 3 == 0) uv_fs_slow_resource_clear();
+    }
+  });
+
+  for (int k = 0; k < 10; k++) {
+    while (!holding) std::this_thread::yield();
+    pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      alarm(3);  // a lock left held would hang: die of SIGALRM instead
+      unsigned int n = 0;
+      uv_fs_slow_resource_foreach(
+          [](const uv_fs_slow_resource_t*, void* arg) {
+            ++*static_cast<unsigned int*>(arg);
+          },
+          &n);
+      if (n != uv_fs_slow_resource_count()) _exit(2);
+      MarkPaths(prefix + "child-", 3);
+      if (!uv_fs_slow_resource_check_path((prefix + "child-2").c_str()))
+        _exit(3);
+      uv_fs_slow_resource_clear();
+      _exit(uv_fs_slow_resource_count() == 0 ? 0 : 4);
+    }
+    int status = 0;
+    ASSERT_EQ(pid, waitpid(pid, &status, 0));
+    EXPECT_TRUE(WIFEXITED(status)) << "child killed by signal "
+                                   << (WIFSIGNALED(status) ? WTERMSIG(status)
+                                                           : 0);
+    EXPECT_EQ(0, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+  }
+  stop = true;
+  hammer.join();
 }
 
 }  // namespace

@@ -68,13 +68,15 @@
  * below; uv__slowres_entries and uv__slowres_ids are written only with it
  * held and read without it only as hints (fs.c's gate; whether ids are worth
  * learning). Nothing that may block (learning ids, the mark callback) runs
- * with it held.
+ * with it held. The mutex is taken around fork() (pthread_atfork), so the
+ * child inherits a consistent list, and reinitialised in the child.
  */
 
 #include "threadpool-manager.h"
 #include "unix/internal.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -147,8 +149,30 @@ static uint64_t uv__slowres_exempted;
 static uv_slow_resource_cb uv__slowres_cb;
 
 
+static void uv__slowres_atfork_prepare(void) {
+  uv_mutex_lock(&uv__slowres_mutex);
+}
+
+
+static void uv__slowres_atfork_parent(void) {
+  uv_mutex_unlock(&uv__slowres_mutex);
+}
+
+
+static void uv__slowres_atfork_child(void) {
+  /* Held by the forking thread (above), whose id the child's thread does not
+   * have: an error-checking mutex would refuse its unlock. Start afresh. */
+  if (uv_mutex_init(&uv__slowres_mutex))
+    abort();
+}
+
+
 static void uv__slowres_init_once(void) {
   if (uv_mutex_init(&uv__slowres_mutex))
+    abort();
+  if (pthread_atfork(uv__slowres_atfork_prepare,
+                     uv__slowres_atfork_parent,
+                     uv__slowres_atfork_child))
     abort();
 }
 

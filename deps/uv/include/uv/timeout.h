@@ -249,8 +249,8 @@ typedef struct uv_fs_slow_resource_s {
 
 /* Calls cb(entry, arg) for each active entry, least recently marked first,
  * with the list's lock held: cb must be quick and must not call the
- * uv_fs_slow_resource_* API, uv_threadpool_get_stats() or uv_fs_* (they
- * consult the list). */
+ * uv_fs_slow_resource_* API, uv_threadpool_get_stats(), uv_fs_* (they
+ * consult the list) or fork() (which takes the lock). */
 UV_EXTERN void uv_fs_slow_resource_foreach(
     void (*cb)(const uv_fs_slow_resource_t* e, void* arg), void* arg);
 
