@@ -142,8 +142,12 @@ fi
 export ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:${ASAN_OPTIONS:-}"
 LOG="$OUT/uv_unittests.log"
 set +e
+# Word-split GTEST_ARGS but do not glob it: a filter such as 'Slow*' must
+# reach the binary (nullglob, set above, would drop it).
+set -f
 # shellcheck disable=SC2086
 "$OUT/uv_unittests" ${GTEST_ARGS:-} > "$LOG" 2>&1
+set +f
 RC=$?
 set -e
 
