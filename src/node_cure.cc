@@ -31,13 +31,16 @@ static void SetEventLoopTimeout(const FunctionCallbackInfo<Value>& args) {
   EventLoopTimeout::From(env)->SetBudget(static_cast<uint64_t>(ms));
 }
 
-// getEventLoopTimeoutState(): [budget in ms, timeouts so far].
+// getEventLoopTimeoutState(): [budget in ms, timeouts so far]. Side-effect
+// free: without a watchdog on this thread, the feature is off ([0, 0]).
 static void GetEventLoopTimeoutState(const FunctionCallbackInfo<Value>& args) {
   Environment* env = Environment::GetCurrent(args);
-  EventLoopTimeout* timeout = EventLoopTimeout::From(env);
+  EventLoopTimeout* timeout = EventLoopTimeout::Find(env);
+  const uint64_t budget = timeout != nullptr ? timeout->budget() : 0;
+  const uint64_t timeouts = timeout != nullptr ? timeout->timeouts() : 0;
   Local<Value> values[] = {
-      Number::New(env->isolate(), static_cast<double>(timeout->budget())),
-      Number::New(env->isolate(), static_cast<double>(timeout->timeouts()))};
+      Number::New(env->isolate(), static_cast<double>(budget)),
+      Number::New(env->isolate(), static_cast<double>(timeouts))};
   args.GetReturnValue().Set(
       v8::Array::New(env->isolate(), values, arraysize(values)));
 }
@@ -88,8 +91,7 @@ static void Initialize(Local<Object> target,
                        Local<Context> context,
                        void* priv) {
   SetMethod(context, target, "setEventLoopTimeout", SetEventLoopTimeout);
-  // Not side-effect free: the first call creates this thread's watchdog.
-  SetMethod(
+  SetMethodNoSideEffect(
       context, target, "getEventLoopTimeoutState", GetEventLoopTimeoutState);
   SetMethod(context, target, "getCallbackFields", GetCallbackFields);
   SetMethod(context, target, "setCallbackBudget", SetCallbackBudget);

@@ -41,6 +41,10 @@ EventLoopTimeout* EventLoopTimeout::From(Environment* env) {
   return current;
 }
 
+EventLoopTimeout* EventLoopTimeout::Find(Environment* env) {
+  return current != nullptr && current->env_ == env ? current : nullptr;
+}
+
 void EventLoopTimeout::RestartOutermostCallback(Environment* env) {
   if (current == nullptr || current->env_ != env ||
       env->async_callback_scope_depth() != 1) {

@@ -30,6 +30,10 @@ class EventLoopTimeout final : public v8::TimeoutInterrupt::Delegate {
  public:
   // The Environment's instance, created if needed.
   static EventLoopTimeout* From(Environment* env);
+  // The Environment's instance, or null if the feature was never used on
+  // its thread: for readers, which must not install the V8 delegate (and
+  // so switch the isolate's builtins to their polling paths).
+  static EventLoopTimeout* Find(Environment* env);
   // InternalCallbackScope::Close() begins: the outermost callback's own code
   // has returned. What its scope still runs (async_hooks' after, microtasks,
   // ticks) is timed afresh as a new callback, so a timeout that fires from
