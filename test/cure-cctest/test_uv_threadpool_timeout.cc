@@ -601,6 +601,60 @@ TEST_F(ThreadpoolTimeoutTest, PoolDefaultReachesOnlyWhoAsks) {
   EXPECT_EQ(0u, fresh);
 }
 
+TEST_F(ThreadpoolTimeoutTest, StoppedTaskIsDeliveredAfterItReturned) {
+  // Work that stops when told owns nothing once its callback runs: the
+  // timeout is delivered after the work returned, and reclaimed at once.
+  const uv_threadpool_stats_t before = Stats();
+  Task t;
+  t.work = UntilStopped;
+  bool returned_at_done = false;
+  t.on_done = [&](Task* self) { returned_at_done = self->returned.load(); };
+  ASSERT_EQ(0, QueueTimed(&loop_, &t, 30));
+  ASSERT_TRUE(RunUntil(&loop_, [&] { return t.reclaims == 1; }));
+  EXPECT_EQ(UV_ETIMEDOUT, t.status);
+  EXPECT_TRUE(returned_at_done);
+  EXPECT_EQ(before.stopped + 1, Stats().stopped);
+}
+
+TEST_F(ThreadpoolTimeoutTest, CommitInTheGracePeriodCompletesNormally) {
+  // Told to stop, the work still got its result and commits before the loop
+  // was told: the request completes normally, as if it had not timed out.
+  const uv_threadpool_stats_t before = Stats();
+  Task t;
+  t.work = [](Task* self) {
+    UntilStopped(self);
+    self->committed = uv_threadpool_commit();
+  };
+  ASSERT_EQ(0, QueueTimed(&loop_, &t, 30));
+  ASSERT_TRUE(RunUntil(&loop_, [&] { return t.done_calls == 1; }));
+  EXPECT_EQ(0, t.status);
+  EXPECT_EQ(1, t.committed.load());
+  EXPECT_EQ(0, t.reclaims);
+  EXPECT_EQ(before.completed_late + 1, Stats().completed_late);
+}
+
+TEST_F(ThreadpoolTimeoutTest, WorkThatDoesNotStopIsAbandonedAfterTheGrace) {
+  // A wait that neither the stop flag nor EINTR ends: the callback gets the
+  // timeout while the work runs (the grace period is over), the reclaim
+  // comes when it returns, and a commit then fails.
+  Gate gate;
+  Task t;
+  t.work = [&](Task* self) {
+    gate.Wait();
+    self->committed = uv_threadpool_commit();
+  };
+  bool returned_at_done = true;
+  t.on_done = [&](Task* self) { returned_at_done = self->returned.load(); };
+  ASSERT_EQ(0, QueueTimed(&loop_, &t, 30));
+  ASSERT_TRUE(RunUntil(&loop_, [&] { return t.done_calls == 1; }));
+  EXPECT_EQ(UV_ETIMEDOUT, t.status);
+  EXPECT_FALSE(returned_at_done);
+  EXPECT_EQ(0, t.reclaims);
+  gate.Open();
+  ASSERT_TRUE(RunUntil(&loop_, [&] { return t.reclaims == 1; }));
+  EXPECT_EQ(0, t.committed.load());
+}
+
 TEST_F(ThreadpoolTimeoutTest, QueuedTimedTaskCanBeCancelled) {
   const int n = PoolSize();
   Gate gate;
