@@ -29,6 +29,7 @@
 #include "gtest/gtest.h"
 #include "uv.h"
 #include "uv/timeout.h"
+#include "support/uv_loop_helpers.h"
 
 // fs.c's entry point for a request that timed out (threadpool-manager.h),
 // used directly where hundreds of real timeouts would only cost time.
@@ -36,37 +37,12 @@ extern "C" void uv__slowres_mark(uv_fs_t* req);
 
 namespace {
 
-constexpr uint64_t kNsPerMs = 1000000;
+using uv_test::AwaitReaped;
+using uv_test::kNsPerMs;
+using uv_test::RunUntil;
+using uv_test::Stats;
 
-uv_threadpool_stats_t Stats() {
-  uv_threadpool_stats_t s;
-  uv_threadpool_get_stats(&s);
-  return s;
-}
 
-bool AwaitReaped(uint64_t timeout_ms = 10000) {
-  uint64_t deadline = uv_hrtime() + timeout_ms * kNsPerMs;
-  while (Stats().abandoned_live != 0) {
-    if (uv_hrtime() > deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  return true;
-}
-
-// Runs the loop until pred() holds or timeout_ms passes.
-bool RunUntil(uv_loop_t* loop,
-              const std::function<bool()>& pred,
-              uint64_t timeout_ms = 10000) {
-  uv_timer_t timer;  // keeps the loop alive and bounds each iteration
-  uv_timer_init(loop, &timer);
-  uv_timer_start(&timer, [](uv_timer_t*) {}, 5, 5);
-  uint64_t deadline = uv_hrtime() + timeout_ms * kNsPerMs;
-  bool ok;
-  while (!(ok = pred()) && uv_hrtime() < deadline) uv_run(loop, UV_RUN_ONCE);
-  uv_close(reinterpret_cast<uv_handle_t*>(&timer), nullptr);
-  uv_run(loop, UV_RUN_NOWAIT);
-  return ok;
-}
 
 struct FsReq {
   uv_fs_t req;

@@ -30,11 +30,16 @@
 #include "gtest/gtest.h"
 #include "uv.h"
 #include "uv/timeout.h"
+#include "support/uv_loop_helpers.h"
 
 namespace {
 
+using uv_test::AwaitReaped;
+using uv_test::kNsPerMs;
+using uv_test::RunUntil;
+using uv_test::Stats;
+
 constexpr uint64_t kSlackMs = 50;
-constexpr uint64_t kNsPerMs = 1000000;
 
 int EnvInt(const char* name, int fallback) {
   const char* v = getenv(name);
@@ -66,37 +71,6 @@ int CountFds() {
   return n - 3;  // ".", ".." and the directory's own fd
 }
 
-uv_threadpool_stats_t Stats() {
-  uv_threadpool_stats_t s;
-  uv_threadpool_get_stats(&s);
-  return s;
-}
-
-// Every abandoned thread reaped (joined). The Hangman has no completion
-// event: poll, with a deadline.
-bool AwaitReaped(uint64_t timeout_ms = 10000) {
-  uint64_t deadline = uv_hrtime() + timeout_ms * kNsPerMs;
-  while (Stats().abandoned_live != 0) {
-    if (uv_hrtime() > deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  return true;
-}
-
-// Runs the loop until pred() holds or timeout_ms passes.
-bool RunUntil(uv_loop_t* loop,
-              const std::function<bool()>& pred,
-              uint64_t timeout_ms = 10000) {
-  uv_timer_t timer;  // keeps the loop alive and bounds each iteration
-  uv_timer_init(loop, &timer);
-  uv_timer_start(&timer, [](uv_timer_t*) {}, 5, 5);
-  uint64_t deadline = uv_hrtime() + timeout_ms * kNsPerMs;
-  bool ok;
-  while (!(ok = pred()) && uv_hrtime() < deadline) uv_run(loop, UV_RUN_ONCE);
-  uv_close(reinterpret_cast<uv_handle_t*>(&timer), nullptr);
-  uv_run(loop, UV_RUN_NOWAIT);
-  return ok;
-}
 
 // Work that waits here does not poll and cannot be interrupted: only
 // Open() lets it return.
