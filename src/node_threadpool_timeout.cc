@@ -214,6 +214,18 @@ void ThreadPoolTimeout::SetBudget(uint64_t ms) {
   CHECK_EQ(uv_threadpool_set_timeout(ms), 0);
 }
 
+const char* ThreadPoolTimeout::ErrorCode(int64_t errorno) {
+  // As codeOf() in lib/internal/cure/threadpool.js.
+  switch (errorno) {
+    case UV_ESLOWRESOURCE:
+      return "ERR_SLOW_RESOURCE";
+    case UV_EPOOLSTALLED:
+      return "ERR_THREADPOOL_STALLED";
+    default:
+      return "ERR_THREADPOOL_TIMEOUT";
+  }
+}
+
 Local<Value> ThreadPoolTimeout::UVException(Isolate* isolate,
                                             int errorno,
                                             const char* syscall,
@@ -240,11 +252,10 @@ Local<Value> ThreadPoolTimeout::UVException(Isolate* isolate,
     }
   }
   // No JS: a plain Error with the same properties (not a TimeoutError).
-  const bool slow = errorno == UV_ESLOWRESOURCE;
   Local<Object> e = Exception::Error(OneByteString(
                         isolate, uv_timeout_strerror(errorno)))
                         .As<Object>();
-  const char* code = slow ? "ERR_SLOW_RESOURCE" : "ERR_THREADPOOL_TIMEOUT";
+  const char* code = ErrorCode(errorno);
   USE(e->Set(context, env->errno_string(), argv[0]));
   USE(e->Set(context, env->code_string(), OneByteString(isolate, code)));
   USE(e->Set(context, env->syscall_string(), argv[1]));
@@ -280,7 +291,7 @@ Local<Value> ThreadPoolTimeout::WorkError(Environment* env,
   USE(e->Set(env->context(), env->errno_string(), argv[0]));
   USE(e->Set(env->context(),
              env->code_string(),
-             FIXED_ONE_BYTE_STRING(isolate, "ERR_THREADPOOL_TIMEOUT")));
+             OneByteString(isolate, ErrorCode(status))));
   return scope.Escape(e);
 }
 
@@ -428,7 +439,7 @@ void ThreadPoolTimeout::AfterZlibTimeout(AsyncWrap* stream,
   Local<Value> argv[] = {
       OneByteString(isolate, uv_timeout_strerror(status)),
       Integer::New(isolate, status),
-      FIXED_ONE_BYTE_STRING(isolate, "ERR_THREADPOOL_TIMEOUT")};
+      OneByteString(isolate, ErrorCode(status))};
   USE(stream->MakeCallback(env->onerror_string(), arraysize(argv), argv));
 }
 
@@ -505,7 +516,9 @@ static void GetThreadpoolStats(const FunctionCallbackInfo<Value>& args) {
                                stats.cap_hits,
                                stats.slow_resources,
                                stats.slow_resource_marks,
-                               stats.slow_resource_hits};
+                               stats.slow_resource_hits,
+                               stats.kept_live,
+                               stats.stalled};
   Local<Value> values[arraysize(counters)];
   for (size_t i = 0; i < arraysize(counters); i++)
     values[i] = Number::New(isolate, static_cast<double>(counters[i]));
@@ -540,6 +553,9 @@ void ThreadPoolTimeout::InitializeBinding(Local<Context> context,
   USE(target->Set(context,
                   FIXED_ONE_BYTE_STRING(isolate, "UV_ESLOWRESOURCE"),
                   Integer::New(isolate, UV_ESLOWRESOURCE)));
+  USE(target->Set(context,
+                  FIXED_ONE_BYTE_STRING(isolate, "UV_EPOOLSTALLED"),
+                  Integer::New(isolate, UV_EPOOLSTALLED)));
 }
 
 void ThreadPoolTimeout::RegisterExternalReferences(

@@ -104,15 +104,18 @@ class ThreadPoolTimeout final {
   // A done callback's status that means "abandoned past its budget".
   static inline bool IsTimeout(int64_t status) {
     return (status == UV_ETIMEDOUT && ever_enabled()) ||
-           status == UV_EABANDONCAP;
+           status == UV_EABANDONCAP || status == UV_EPOOLSTALLED;
   }
   // A uv error number that becomes a TimeoutError.
   static inline bool IsTimeoutErrno(int64_t errorno) {
     return IsTimeout(errorno) || errorno == UV_ESLOWRESOURCE;
   }
 
-  // The TimeoutError for a uv error number (ERR_THREADPOOL_TIMEOUT or
-  // ERR_SLOW_RESOURCE) with upstream's errno, syscall, path and dest
+  // The `code` of the error for a uv error number of IsTimeoutErrno().
+  static const char* ErrorCode(int64_t errorno);
+
+  // The TimeoutError for a uv error number (ERR_THREADPOOL_TIMEOUT,
+  // ERR_THREADPOOL_STALLED or ERR_SLOW_RESOURCE) with upstream's errno, syscall, path and dest
   // properties: UVException()'s hook (src/api/exceptions.cc).
   static v8::Local<v8::Value> UVException(v8::Isolate* isolate,
                                           int errorno,

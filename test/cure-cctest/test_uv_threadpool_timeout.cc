@@ -147,7 +147,8 @@ void TaskWork(uv_work_t* req) {
 void TaskReclaim(void* arg) {
   Task* t = static_cast<Task*>(arg);
   if (t->done_calls != 1) t->reclaim_after_done = false;
-  EXPECT_TRUE(t->returned.load());
+  // A request failed by a stalled pool never ran.
+  EXPECT_TRUE(t->returned.load() || t->status == UV_EPOOLSTALLED);
   t->reclaims++;
 }
 
@@ -156,7 +157,8 @@ void TaskDone(uv_work_t* req, int status) {
   t->done_calls++;
   t->status = status;
   t->done_ns = uv_hrtime();
-  if (status == UV_ETIMEDOUT || status == UV_EABANDONCAP)
+  if (status == UV_ETIMEDOUT || status == UV_EABANDONCAP ||
+      status == UV_EPOOLSTALLED)
     EXPECT_EQ(0, uv_threadpool_on_reclaim(TaskReclaim, t));
   if (t->on_done) t->on_done(t);
 }
@@ -312,6 +314,7 @@ TEST_F(ThreadpoolTimeoutTest, PoisonedTasksLeaveBoundedThreadsAndNoFds) {
   uint64_t max_live = 0;
   int timed_out = 0;
   int capped = 0;
+  int stalled = 0;
   int reclaims = 0;
   auto tasks = std::make_unique<Task[]>(n);
   for (int i = 0; i < n; i++) {
@@ -328,6 +331,8 @@ TEST_F(ThreadpoolTimeoutTest, PoisonedTasksLeaveBoundedThreadsAndNoFds) {
     t->on_done = [&, i](Task* self) {
       if (self->status == UV_ETIMEDOUT) timed_out++;
       if (self->status == UV_EABANDONCAP) capped++;
+      // Four capped tasks late in returning stall the pool for a moment.
+      if (self->status == UV_EPOOLSTALLED) stalled++;
       if (i % 64 == 0) {
         max_threads = std::max(max_threads, CountThreads());
         max_live = std::max(max_live, Stats().abandoned_live);
@@ -345,14 +350,14 @@ TEST_F(ThreadpoolTimeoutTest, PoisonedTasksLeaveBoundedThreadsAndNoFds) {
       },
       600000));
   EXPECT_EQ(n, reclaims);
-  EXPECT_EQ(n, timed_out + capped);
+  EXPECT_EQ(n, timed_out + capped + stalled);
   close(fds[0]);
   close(fds[1]);
   ASSERT_TRUE(AwaitReaped());
 
-  printf("  %d poisoned tasks: %d timed out, %d capped; at most %d threads "
-         "(%d before), %llu abandoned alive\n",
-         n, timed_out, capped, max_threads, threads_before,
+  printf("  %d poisoned tasks: %d timed out, %d capped, %d stalled; at most "
+         "%d threads (%d before), %llu abandoned alive\n",
+         n, timed_out, capped, stalled, max_threads, threads_before,
          static_cast<unsigned long long>(max_live));
   EXPECT_LE(max_live, kLimit);
   EXPECT_LE(max_threads, threads_before + static_cast<int>(kLimit) + 2);
@@ -735,6 +740,71 @@ TEST_F(ThreadpoolTimeoutTest, CapStopsReplacementsAndReportsEABANDONCAP) {
   EXPECT_TRUE(PoolRunsAtOnce(PoolSize()));
 }
 
+// Past the cap every timed-out worker is kept until its work returns. Once
+// all of them are, nothing queued can start: a timed request fails with
+// UV_EPOOLSTALLED instead of waiting for ever (while the stall lasts, also
+// one submitted later); an untimed one waits, as upstream's does.
+TEST_F(ThreadpoolTimeoutTest, StalledPoolFailsQueuedTimedRequests) {
+  uv_threadpool_set_abandoned_limit(0);
+  const uv_threadpool_stats_t before = Stats();
+  const int n = PoolSize();
+  Gate gate;
+  // Opened on every way out: a failed assertion must not leave the workers
+  // blocked under TearDown's uv_run().
+  std::unique_ptr<Gate, void (*)(Gate*)> opener(&gate,
+                                                [](Gate* g) { g->Open(); });
+  auto stuck = std::make_unique<Task[]>(n);
+  for (int i = 0; i < n; i++) {
+    stuck[i].work = [&](Task*) { gate.Wait(); };  // ignores every hint
+    ASSERT_EQ(0, QueueTimed(&loop_, &stuck[i], 30));
+  }
+  Task timed;
+  Task untimed;
+  ASSERT_EQ(0, QueueTimed(&loop_, &timed, 30));
+  ASSERT_EQ(0, Queue(&loop_, &untimed));
+
+  ASSERT_TRUE(RunUntil(&loop_, [&] {
+    for (int i = 0; i < n; i++)
+      if (stuck[i].done_calls != 1) return false;
+    return timed.reclaims == 1;
+  }));
+  for (int i = 0; i < n; i++) EXPECT_EQ(UV_EABANDONCAP, stuck[i].status);
+  EXPECT_EQ(UV_EPOOLSTALLED, timed.status);
+  EXPECT_EQ(1, timed.done_calls);
+  EXPECT_EQ(0u, timed.started_ns.load());  // it never ran
+  EXPECT_EQ(UV_EBUSY, uv_cancel(reinterpret_cast<uv_req_t*>(&timed.req)));
+  EXPECT_EQ(0, untimed.done_calls);
+  EXPECT_EQ(static_cast<uint64_t>(n), Stats().kept_live);
+
+  Task later;  // submitted while the stall lasts
+  ASSERT_EQ(0, QueueTimed(&loop_, &later, 30));
+  ASSERT_TRUE(RunUntil(&loop_, [&] { return later.reclaims == 1; }));
+  EXPECT_EQ(UV_EPOOLSTALLED, later.status);
+  EXPECT_EQ(0, untimed.done_calls);
+
+  const uv_threadpool_stats_t stalled = Stats();
+  EXPECT_EQ(before.stalled + 2, stalled.stalled);
+  EXPECT_EQ(before.cap_hits + n, stalled.cap_hits);
+  EXPECT_EQ(before.abandoned, stalled.abandoned);
+
+  gate.Open();  // the kept workers return, then run the untimed request
+  ASSERT_TRUE(RunUntil(&loop_, [&] {
+    for (int i = 0; i < n; i++)
+      if (stuck[i].reclaims != 1) return false;
+    return untimed.done_calls == 1;
+  }));
+  EXPECT_EQ(0, untimed.status);
+  EXPECT_TRUE(untimed.returned.load());
+  EXPECT_EQ(0u, Stats().kept_live);
+
+  uv_threadpool_set_abandoned_limit(64);
+  Task after;  // the pool is whole again
+  ASSERT_EQ(0, QueueTimed(&loop_, &after, 1000));
+  ASSERT_TRUE(RunUntil(&loop_, [&] { return after.done_calls == 1; }));
+  EXPECT_EQ(0, after.status);
+  EXPECT_EQ(before.stalled + 2, Stats().stalled);
+}
+
 TEST_F(ThreadpoolTimeoutTest, GetaddrinfoStillWorksWithABudget) {
   struct Lookup {
     uv_getaddrinfo_t req;
@@ -1103,6 +1173,7 @@ TEST_F(FsTimeoutTest, BlacklistEntriesCanExpire) {
 TEST(ThreadpoolTimeoutApiTest, ErrorNamesAndArguments) {
   EXPECT_STREQ("ESLOWRESOURCE", uv_timeout_err_name(UV_ESLOWRESOURCE));
   EXPECT_STREQ("EABANDONCAP", uv_timeout_err_name(UV_EABANDONCAP));
+  EXPECT_STREQ("EPOOLSTALLED", uv_timeout_err_name(UV_EPOOLSTALLED));
   EXPECT_STREQ("ETIMEDOUT", uv_timeout_err_name(UV_ETIMEDOUT));
   EXPECT_NE(nullptr, uv_timeout_strerror(UV_ESLOWRESOURCE));
   EXPECT_EQ(UV_EINVAL, uv_threadpool_set_timeout(UV_THREADPOOL_TIMEOUT_DEFAULT));

@@ -41,6 +41,7 @@
 #include "threadpool-manager.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -63,6 +64,7 @@ static struct uv__queue uv__hangman_list = {
   &uv__hangman_list, &uv__hangman_list
 };
 static unsigned int uv__hangman_limit = UV__HANGMAN_DEFAULT_LIMIT;
+static int uv__hangman_limit_set;        /* by the API or the environment */
 static unsigned int uv__hangman_live;    /* left the pool, not joined yet */
 static uint64_t uv__hangman_total;
 static int uv__hangman_signo = -1;       /* -1: not chosen yet, 0: none */
@@ -164,6 +166,38 @@ static void uv__hangman_kill(struct uv__hangman_entry* e, uint64_t now) {
   e->interval *= 2;
   if (e->interval > UV__HANGMAN_MAX_INTERVAL)
     e->interval = UV__HANGMAN_MAX_INTERVAL;
+}
+
+
+/* UV_THREADPOOL_ABANDONED_LIMIT, if set to a number; the default
+ * otherwise. */
+static unsigned int uv__hangman_limit_from_env(void) {
+  const char* val;
+  char* end;
+  unsigned long limit;
+
+  val = getenv("UV_THREADPOOL_ABANDONED_LIMIT");
+  if (val == NULL || *val < '0' || *val > '9')
+    return UV__HANGMAN_DEFAULT_LIMIT;
+  errno = 0;
+  limit = strtoul(val, &end, 10);
+  if (errno != 0 || *end != '\0' || limit > UINT_MAX)
+    return UV__HANGMAN_DEFAULT_LIMIT;
+  return (unsigned int) limit;
+}
+
+
+/* On a thread that turns timeouts on, before any can happen. */
+void uv__hangman_init_limit(void) {
+  unsigned int limit;
+
+  limit = uv__hangman_limit_from_env();
+  uv_mutex_lock(&uv__tpm_mutex);
+  if (!uv__hangman_limit_set) {
+    uv__hangman_limit = limit;
+    uv__hangman_limit_set = 1;
+  }
+  uv_mutex_unlock(&uv__tpm_mutex);
 }
 
 
@@ -289,6 +323,7 @@ int uv_threadpool_set_abandoned_limit(unsigned int limit) {
   uv__tpm_init();
   uv_mutex_lock(&uv__tpm_mutex);
   uv__hangman_limit = limit;
+  uv__hangman_limit_set = 1;
   uv_mutex_unlock(&uv__tpm_mutex);
   return 0;
 }

@@ -651,6 +651,8 @@ void uv__slowres_mark(uv_fs_t* req) {
   uint64_t now;
   int kind;
 
+  if (req->result == UV_EPOOLSTALLED)
+    return;  /* It never ran: it says nothing of its resource. */
   kind = uv__slowres_kind(req);
   if (kind == UV__RES_NONE)
     return;

@@ -95,6 +95,9 @@
 /* How long work that was told to stop may take to return before it is
  * abandoned (never more than its budget). */
 #define UV__TPM_GRACE_MAX ((uint64_t) 50 * UV__NS_PER_MS)
+/* While the pool is stalled, how often the watchdog fails the timed
+ * requests queued since it last looked. */
+#define UV__TPM_STALL_POLL ((uint64_t) 10 * UV__NS_PER_MS)
 
 /* The state of the task in a slot: the low bits of its state word. */
 enum {
@@ -133,8 +136,13 @@ struct uv__tpm_task {
   uv_thread_t thread;
   _Atomic int stop;           /* read by uv_threadpool_should_stop() */
   int kind;
-  int status;                 /* UV_ETIMEDOUT or UV_EABANDONCAP */
+  int status;                 /* UV_ETIMEDOUT, UV_EABANDONCAP or
+                                 UV_EPOOLSTALLED */
   unsigned int abandoned:1;   /* replaced: the thread leaves on return */
+  unsigned int kept:1;        /* not replaced (the cap): counted in
+                                 uv__tpm_kept until it returns */
+  unsigned int stalling:1;    /* kept past its grace period: counted in
+                                 uv__tpm_stalling until it returns */
   unsigned int delivered:1;   /* the done callback ran */
   unsigned int returned:1;    /* the work returned */
   unsigned int notify_pending:1;
@@ -191,6 +199,15 @@ static _Atomic uint64_t uv__tpm_default_ms;
 static uint64_t uv__tpm_extended;
 static uint64_t uv__tpm_stopped;      /* timed out, returned in the grace */
 static uint64_t uv__tpm_late;         /* committed in the grace: completed */
+/* Workers kept in timed-out work that the cap did not let us abandon, and
+ * of them those still running after their grace period (in slow I/O):
+ * once these are all the pool has, nothing queued runs until one returns,
+ * and the pool is stalled (uv__tpm_unstall()). A kept task that stops in
+ * its grace period does not stall anything. */
+static unsigned int uv__tpm_kept;
+static unsigned int uv__tpm_stalling;
+static unsigned int uv__tpm_stalling_slow;
+static uint64_t uv__tpm_stalled;      /* requests failed: UV_EPOOLSTALLED */
 
 static _Thread_local struct uv__tpm_task* uv__tpm_current;
 static _Thread_local struct uv__tpm_slot* uv__tpm_slot;
@@ -219,6 +236,8 @@ static uint64_t uv__tpm_ms_to_ns(uint64_t ms) {
 
 
 static void uv__tpm_atfork_child(void) {
+  struct uv__queue* q;
+
   /* Only the forking thread survives: forget the parent's tasks and threads
    * (their memory is leaked) and start from scratch. */
   if (uv_mutex_init(&uv__tpm_mutex) ||
@@ -226,7 +245,16 @@ static void uv__tpm_atfork_child(void) {
       uv_cond_init(&uv__tpm_decided))
     abort();
   uv__queue_init(&uv__tpm_slots);
-  uv__queue_init(&uv__tpm_zombies);
+  /* A record whose delivery is queued on a loop is unlinked again when it
+   * runs: unlink each from the parent's list first. */
+  while (!uv__queue_empty(&uv__tpm_zombies)) {
+    q = uv__queue_head(&uv__tpm_zombies);
+    uv__queue_remove(q);
+    uv__queue_init(q);
+  }
+  uv__tpm_kept = 0;
+  uv__tpm_stalling = 0;
+  uv__tpm_stalling_slow = 0;
   uv__tpm_wd_state = 0;
   atomic_store(&uv__tpm_wd_next, (uint64_t) -1);
   uv__tpm_current = NULL;
@@ -298,6 +326,7 @@ void uv__tpm_init(void) {
 
 static void uv__tpm_activate(void) {
   uv__tpm_init();
+  uv__hangman_init_limit();  /* getenv(), here rather than on the watchdog */
   atomic_store_explicit(&uv__tpm_active, 1, memory_order_relaxed);
 }
 
@@ -478,6 +507,8 @@ static void uv__tpm_time_out(struct uv__tpm_slot* s, struct uv__tpm_task* t) {
     /* Too many abandoned threads (or no thread to start): report it, keep
      * the thread, and hurry its work along with the interrupt signal. */
     t->status = UV_EABANDONCAP;
+    t->kept = 1;
+    uv__tpm_kept++;
     uv__tpm_cap_hits++;
     t->hm = uv__hangman_adopt(&t->thread, 0);
   }
@@ -508,9 +539,14 @@ static uint64_t uv__tpm_overdue(uint64_t now) {
     t = uv__queue_data(q, struct uv__tpm_task, link);
     if (t->posted || t->returned || t->late_commit || t->loop == NULL)
       continue;
-    if (t->grace <= now)
+    if (t->grace <= now) {
       uv__tpm_post(t);
-    else if (t->grace < next)
+      if (t->kept) {
+        t->stalling = 1;
+        uv__tpm_stalling++;
+        uv__tpm_stalling_slow += t->kind == UV__WORK_SLOW_IO;
+      }
+    } else if (t->grace < next)
       next = t->grace;
   }
   return next;
@@ -617,6 +653,46 @@ static int uv__tpm_missed(uint64_t next) {
 }
 
 
+static void uv__tpm_run(struct uv__work* w);
+
+
+/* With the lock held and threadpool.c's `mutex`, on the watchdog: a request
+ * queued in a stalled pool. A timed one (a record) gets UV_EPOOLSTALLED
+ * now, through uv__tpm_deliver() as a timeout does: it never ran, so it is
+ * "returned" and reclaimed right after its callback. Untimed requests keep
+ * upstream's contract and wait. */
+static int uv__tpm_take(struct uv__work* w) {
+  struct uv__tpm_task* t;
+
+  if (w->work != uv__tpm_run)
+    return 0;
+  t = container_of(w, struct uv__tpm_task, work);
+  t->status = UV_EPOOLSTALLED;
+  t->returned = 1;
+  t->notify.done = uv__tpm_deliver;
+  uv__queue_insert_tail(&uv__tpm_zombies, &t->link);
+  uv__tpm_post(t);
+  uv__tpm_stalled++;
+  return 1;
+}
+
+
+/* With the lock held, on the watchdog: while workers kept past their grace
+ * period are all the pool has (for slow I/O: all it lets slow I/O use),
+ * nothing queued would ever start; give each timed request queued there
+ * its outcome instead, and look again soon for those queued meanwhile.
+ * Returns when. */
+static uint64_t uv__tpm_unstall(uint64_t now) {
+  if (uv__tpm_stalling == 0)
+    return (uint64_t) -1;
+  if (!uv__threadpool_flush_stalled(uv__tpm_stalling,
+                                    uv__tpm_stalling_slow,
+                                    uv__tpm_take))
+    return (uint64_t) -1;
+  return now + UV__TPM_STALL_POLL;
+}
+
+
 static void uv__tpm_watchdog(void* arg) {
   struct uv__queue to_join;
   uint64_t floor;
@@ -632,6 +708,9 @@ static void uv__tpm_watchdog(void* arg) {
     next = uv__tpm_scan(&floor);
     now = uv_hrtime();
     h = uv__tpm_overdue(now);
+    if (h < next)
+      next = h;
+    h = uv__tpm_unstall(now);
     if (h < next)
       next = h;
 
@@ -756,6 +835,13 @@ static int uv__tpm_finish(struct uv__tpm_slot* s, struct uv__tpm_task* t) {
   } else {
     disposition = UV__TPM_SKIP;
     atomic_store_explicit(&s->word, idle, memory_order_release);
+    assert(t->kept && uv__tpm_kept > 0);
+    uv__tpm_kept--;
+    if (t->stalling) {
+      assert(uv__tpm_stalling > 0);
+      uv__tpm_stalling--;
+      uv__tpm_stalling_slow -= t->kind == UV__WORK_SLOW_IO;
+    }
   }
   if (!t->posted && t->loop != NULL)
     uv__tpm_post(t);  /* Delivered now, and reclaimed right after. */
@@ -1162,6 +1248,8 @@ void uv_threadpool_get_stats(uv_threadpool_stats_t* stats) {
   stats->stopped = uv__tpm_stopped;
   stats->completed_late = uv__tpm_late;
   stats->cap_hits = uv__tpm_cap_hits;
+  stats->kept_live = uv__tpm_kept;
+  stats->stalled = uv__tpm_stalled;
   uv__hangman_stats(stats);
   uv_mutex_unlock(&uv__tpm_mutex);
   uv__slowres_stats(stats);
@@ -1172,6 +1260,7 @@ const char* uv_timeout_err_name(int err) {
   switch (err) {
   case UV_ESLOWRESOURCE: return "ESLOWRESOURCE";
   case UV_EABANDONCAP: return "EABANDONCAP";
+  case UV_EPOOLSTALLED: return "EPOOLSTALLED";
   }
   return uv_err_name(err);
 }
@@ -1183,6 +1272,9 @@ const char* uv_timeout_strerror(int err) {
     return "resource blacklisted after an earlier request on it timed out";
   case UV_EABANDONCAP:
     return "task timed out; too many abandoned threads to replace it";
+  case UV_EPOOLSTALLED:
+    return "threadpool stalled: every worker is stuck in timed-out work "
+           "and too many threads are abandoned to replace them";
   }
   return uv_strerror(err);
 }

@@ -66,8 +66,11 @@ static inline int uv__tpm_disposition(void) {
   return d;
 }
 
+/* A status delivered by the manager: the request's memory follows the
+ * lifetime rule of uv/timeout.h (uv_threadpool_on_reclaim()). */
 #define uv__tpm_is_timeout(status)                                            \
-  ((status) == UV_ETIMEDOUT || (status) == UV_EABANDONCAP)
+  ((status) == UV_ETIMEDOUT || (status) == UV_EABANDONCAP ||                 \
+   (status) == UV_EPOOLSTALLED)
 
 /* threadpool-manager.c */
 void uv__tpm_init(void);
@@ -91,10 +94,14 @@ int uv__fs_commit(uv_fs_t* req, ssize_t r, int err);
 
 /* threadpool.c */
 int uv__threadpool_replace(const uv_thread_t* old, int slow_io);
+int uv__threadpool_flush_stalled(unsigned int stuck,
+                                 unsigned int stuck_slow,
+                                 int (*take)(struct uv__work* w));
 
 /* hangman.c; called with uv__tpm_mutex held. */
 struct uv__hangman_entry;
 int uv__hangman_can_adopt(void);
+void uv__hangman_init_limit(void);  /* takes the lock */
 struct uv__hangman_entry* uv__hangman_adopt(const uv_thread_t* tid, int join);
 void uv__hangman_release(struct uv__hangman_entry* e, int returned);
 uint64_t uv__hangman_tick(uint64_t now, struct uv__queue* to_join);

@@ -17,6 +17,7 @@ const {
   UV_ETIMEDOUT,
   UV_EABANDONCAP,
   UV_ESLOWRESOURCE,
+  UV_EPOOLSTALLED,
 } = binding;
 
 let timeoutChannel;
@@ -36,6 +37,7 @@ function lazyChannels() {
 // upstream's.
 function isThreadpoolErrno(errno) {
   return errno === UV_EABANDONCAP || errno === UV_ESLOWRESOURCE ||
+         errno === UV_EPOOLSTALLED ||
          (errno === UV_ETIMEDOUT && binding.isThreadpoolTimeoutEverEnabled());
 }
 
@@ -50,6 +52,11 @@ function describe(errno) {
     return 'resource refused: an earlier request on it ran past the ' +
            'threadpool budget (--threadpool-timeout)';
   }
+  if (errno === UV_EPOOLSTALLED) {
+    return 'threadpool stalled: every worker is stuck in a task past its ' +
+           'budget (--threadpool-timeout) and too many threads are ' +
+           'abandoned to replace them; the request never ran';
+  }
   let message = 'threadpool task ran longer than its budget of ' +
                 `${binding.getThreadpoolTimeout()} ms (--threadpool-timeout)`;
   if (errno === UV_EABANDONCAP) {
@@ -58,9 +65,11 @@ function describe(errno) {
   return message;
 }
 
+// As ThreadPoolTimeout::ErrorCode() in src/node_threadpool_timeout.cc.
 function codeOf(errno) {
-  return errno === UV_ESLOWRESOURCE ?
-    'ERR_SLOW_RESOURCE' : 'ERR_THREADPOOL_TIMEOUT';
+  if (errno === UV_ESLOWRESOURCE) return 'ERR_SLOW_RESOURCE';
+  if (errno === UV_EPOOLSTALLED) return 'ERR_THREADPOOL_STALLED';
+  return 'ERR_THREADPOOL_TIMEOUT';
 }
 
 // The error of an fs or DNS request, shaped like upstream's UVException and
@@ -86,7 +95,7 @@ function createThreadpoolError(errno, syscall, path, dest, hostname) {
 function createWorkTimeoutError(errno, kind, name) {
   const error = new TimeoutError(
     `${describe(errno)}, ${kind}${name !== undefined ? ` ${name}` : ''}`,
-    { code: 'ERR_THREADPOOL_TIMEOUT' });
+    { code: codeOf(errno) });
   error.errno = errno;
   return error;
 }
@@ -133,6 +142,8 @@ function getThreadpoolStats() {
     5: slowResources,
     6: slowResourceMarks,
     7: slowResourceHits,
+    8: keptLive,
+    9: stalled,
   } = binding.getThreadpoolStats();
   return {
     timedOut,
@@ -143,6 +154,8 @@ function getThreadpoolStats() {
     slowResources,
     slowResourceMarks,
     slowResourceHits,
+    keptLive,
+    stalled,
   };
 }
 

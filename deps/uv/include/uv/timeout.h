@@ -50,7 +50,10 @@
  * request, and every buffer or string it refers to, belong to that work until
  * the reclaim callback registered with uv_threadpool_on_reclaim() runs (at
  * once after the done callback if the work returned already). Only the
- * status (for fs requests: req->result) may be read before that.
+ * status (for fs requests: req->result) may be read before that. A request
+ * that completes with UV_EPOOLSTALLED never ran; it follows the same rule,
+ * its reclaim callback running at once after the done callback, so callers
+ * can treat the three codes alike.
  */
 
 #ifndef UV_TIMEOUT_H
@@ -73,6 +76,12 @@ extern "C" {
  * when the work returns. Also returned by uv_priority_work() when no executor
  * can be started for the same reason. */
 #define UV_EABANDONCAP (-9102)
+/* A timed request that was still queued when the pool stalled: every
+ * worker was kept in timed-out work that the cap on abandoned threads did
+ * not let the pool abandon (or, for slow I/O such as DNS, every worker that
+ * slow I/O may use). It never ran: nothing of it runs later. Untimed
+ * requests keep waiting, as upstream's do. */
+#define UV_EPOOLSTALLED (-9103)
 
 /* "Use the budget in effect" (the calling thread's, else the pool's). */
 #define UV_THREADPOOL_TIMEOUT_DEFAULT ((uint64_t) -1)
@@ -125,16 +134,22 @@ UV_EXTERN int uv_work_should_stop(uv_work_t* req);
  * UV_ETIMEDOUT). Outside a timed task, returns 1. */
 UV_EXTERN int uv_threadpool_commit(void);
 
-/* Called from a done callback that received UV_ETIMEDOUT or UV_EABANDONCAP:
+/* Called from a done callback that received UV_ETIMEDOUT, UV_EABANDONCAP or
+ * UV_EPOOLSTALLED:
  * run cb(arg) on the loop thread once the abandoned work has really returned,
  * when the request's memory can be released. Returns UV_EINVAL elsewhere.
  * If the loop is closed first, cb is not called. */
 typedef void (*uv_reclaim_cb)(void* arg);
 UV_EXTERN int uv_threadpool_on_reclaim(uv_reclaim_cb cb, void* arg);
 
-/* Abandoned threads that have not returned yet are capped (default 64).
- * Past the cap, a task that times out is reported with UV_EABANDONCAP and its
- * thread is not replaced. */
+/* Abandoned threads that have not returned yet are capped (default 64, or
+ * the number in the environment variable UV_THREADPOOL_ABANDONED_LIMIT if
+ * set when the cap is first needed; this call overrides it). Past the cap, a
+ * task that times out is reported with UV_EABANDONCAP and its thread is not
+ * replaced: the pool keeps it until its work returns. While every worker is
+ * kept so, the pool is stalled: timed requests still queued, and those
+ * queued while it lasts, complete with UV_EPOOLSTALLED (a few milliseconds
+ * after their submission), so that each gets an outcome. */
 UV_EXTERN int uv_threadpool_set_abandoned_limit(unsigned int limit);
 
 /* The real-time signal sent to timed-out threads so that blocking system
@@ -161,7 +176,9 @@ typedef struct uv_threadpool_stats_s {
                                      (stdio, devices, back-pressure) */
   uint64_t stopped;             /* timed out, returned in the grace period */
   uint64_t completed_late;      /* of those, committed: completed normally */
-  uint64_t reserved[4];
+  uint64_t kept_live;           /* threads kept in timed-out work (cap) */
+  uint64_t stalled;             /* requests failed with UV_EPOOLSTALLED */
+  uint64_t reserved[2];
 } uv_threadpool_stats_t;
 
 UV_EXTERN void uv_threadpool_get_stats(uv_threadpool_stats_t* stats);
