@@ -38,39 +38,10 @@ extern "C" void uv__slowres_mark(uv_fs_t* req);
 namespace {
 
 using uv_test::AwaitReaped;
+using uv_test::FsReq;
 using uv_test::kNsPerMs;
 using uv_test::RunUntil;
 using uv_test::Stats;
-
-
-
-struct FsReq {
-  uv_fs_t req;
-  char byte = 'x';
-  uv_buf_t buf = uv_buf_init(&byte, 1);
-  int calls = 0;
-  ssize_t result = 1;
-  int reclaims = 0;
-
-  FsReq() { req.data = this; }
-
-  static void Done(uv_fs_t* req) {
-    FsReq* r = static_cast<FsReq*>(req->data);
-    r->calls++;
-    r->result = req->result;
-    if (req->result == UV_ETIMEDOUT || req->result == UV_EABANDONCAP) {
-      // The abandoned work owns the request until it returns.
-      EXPECT_EQ(0, uv_threadpool_on_reclaim(Reclaim, r));
-      return;
-    }
-    uv_fs_req_cleanup(req);
-  }
-  static void Reclaim(void* arg) {
-    FsReq* r = static_cast<FsReq*>(arg);
-    r->reclaims++;
-    uv_fs_req_cleanup(&r->req);
-  }
-};
 
 std::vector<uv_fs_slow_resource_t> Entries() {
   std::vector<uv_fs_slow_resource_t> v;

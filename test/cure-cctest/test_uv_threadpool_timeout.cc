@@ -35,6 +35,7 @@
 namespace {
 
 using uv_test::AwaitReaped;
+using uv_test::FsReq;
 using uv_test::kNsPerMs;
 using uv_test::RunUntil;
 using uv_test::Stats;
@@ -961,33 +962,6 @@ TEST_F(PriorityExecutorTest, CommittedWorkIsNotAbandoned) {
 
 // The slow-resource blacklist (fs). Each test makes its own FIFO.
 
-struct FsReq {
-  uv_fs_t req;
-  char byte = 0;
-  uv_buf_t buf;
-  int calls = 0;
-  ssize_t result = 1;
-  int reclaims = 0;
-
-  static void Done(uv_fs_t* req) {
-    FsReq* r = static_cast<FsReq*>(req->data);
-    r->calls++;
-    r->result = req->result;
-    if (req->result == UV_ETIMEDOUT || req->result == UV_EABANDONCAP) {
-      // The abandoned work owns the request until it returns.
-      EXPECT_EQ(0, uv_threadpool_on_reclaim(Reclaim, r));
-      return;
-    }
-    uv_fs_req_cleanup(req);
-  }
-  static void Reclaim(void* arg) {
-    FsReq* r = static_cast<FsReq*>(arg);
-    r->reclaims++;
-    uv_fs_req_cleanup(&r->req);
-  }
-  static void NeverCalled(uv_fs_t*) { ADD_FAILURE() << "callback called"; }
-};
-
 class FsTimeoutTest : public ThreadpoolTimeoutTest {
  protected:
   void SetUp() override {
@@ -1036,7 +1010,6 @@ TEST_F(FsTimeoutTest, FifoReadIsInterrupted) {
   ASSERT_GE(fd, 0);
   FsReq r;
   r.req.data = &r;
-  r.buf = uv_buf_init(&r.byte, 1);
   ASSERT_EQ(0, WithBudget(50, [&] {
     return uv_fs_read(&loop_, &r.req, fd, &r.buf, 1, -1, FsReq::Done);
   }));
@@ -1103,7 +1076,6 @@ TEST_F(FsTimeoutTest, TimedOutFdIsBlacklistedAndCloseWorks) {
   ASSERT_GE(fd, 0);
   FsReq r;
   r.req.data = &r;
-  r.buf = uv_buf_init(&r.byte, 1);
   ASSERT_EQ(0, WithBudget(50, [&] {
     return uv_fs_read(&loop_, &r.req, fd, &r.buf, 1, -1, FsReq::Done);
   }));

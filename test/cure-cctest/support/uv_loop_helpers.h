@@ -1,5 +1,6 @@
 // nodecure: helpers shared by the libuv-level GoogleTest units: the pool's
-// counters, waiting for abandoned threads, running a loop until a condition.
+// counters, waiting for abandoned threads, running a loop until a condition,
+// an fs request that follows the lifetime rule of uv/timeout.h.
 #ifndef TEST_CURE_CCTEST_SUPPORT_UV_LOOP_HELPERS_H_
 #define TEST_CURE_CCTEST_SUPPORT_UV_LOOP_HELPERS_H_
 
@@ -8,6 +9,7 @@
 #include <functional>
 #include <thread>
 
+#include "gtest/gtest.h"
 #include "uv.h"
 #include "uv/timeout.h"
 
@@ -46,6 +48,39 @@ inline bool RunUntil(uv_loop_t* loop,
   uv_run(loop, UV_RUN_NOWAIT);
   return ok;
 }
+
+// An fs request with a one-byte buffer. A request that timed out belongs to
+// its work until the reclaim: only then is it cleaned up.
+struct FsReq {
+  uv_fs_t req;
+  char byte = 'x';
+  uv_buf_t buf = uv_buf_init(&byte, 1);
+  int calls = 0;
+  ssize_t result = 1;
+  int reclaims = 0;
+
+  FsReq() { req.data = this; }
+  FsReq(const FsReq&) = delete;
+  FsReq& operator=(const FsReq&) = delete;
+
+  static void Done(uv_fs_t* req) {
+    FsReq* r = static_cast<FsReq*>(req->data);
+    r->calls++;
+    r->result = req->result;
+    if (req->result == UV_ETIMEDOUT || req->result == UV_EABANDONCAP ||
+        req->result == UV_EPOOLSTALLED) {
+      EXPECT_EQ(0, uv_threadpool_on_reclaim(Reclaim, r));
+      return;
+    }
+    uv_fs_req_cleanup(req);
+  }
+  static void Reclaim(void* arg) {
+    FsReq* r = static_cast<FsReq*>(arg);
+    r->reclaims++;
+    uv_fs_req_cleanup(&r->req);
+  }
+  static void NeverCalled(uv_fs_t*) { ADD_FAILURE() << "callback called"; }
+};
 
 }  // namespace uv_test
 
