@@ -32,7 +32,7 @@ export CCACHE_DEPEND := 1
 export CCACHE_MAXSIZE ?= 25G
 
 .PHONY: all node baseline overlay test test-cctest test-js test-smoke \
-        test-upstream test-sanitizers export-patches check-inputs \
+        test-upstream test-sanitizers test-asan export-patches check-inputs \
         update-inputs clean distclean
 
 all: node
@@ -70,6 +70,13 @@ test-smoke: node
 
 test-upstream: node
 	$(PYTHON) tools/nodecure/test_upstream.py
+
+# Node's src/ and libuv under AddressSanitizer (build/asan; V8 from the
+# cache), test/cure and Node's fs, dns, zlib and crypto tests with
+# --threadpool-timeout=1 beside two CPU hogs. A pre-merge check: about an
+# hour on 2 cores, too long for CI.
+test-asan: node
+	$(PYTHON) tools/nodecure/test_asan.py
 
 # Our libuv-level GoogleTest units against build/node's (patched) libuv,
 # built with -fsanitize=thread, then -fsanitize=address (with LeakSanitizer).

@@ -226,6 +226,21 @@ const char* ThreadPoolTimeout::ErrorCode(int64_t errorno) {
   }
 }
 
+// err.outcome: what became of the request. 'none': it did nothing and
+// never will (it stopped, never ran, or was refused); 'unknown': it was
+// abandoned while it ran and may still take effect, fully or in part. Known
+// only in the request's done callback (undefined elsewhere, e.g. for an
+// ETIMEDOUT of the kernel's own).
+static Local<Value> Outcome(Isolate* isolate, int errorno) {
+  const int stopped =
+      errorno == UV_ESLOWRESOURCE || errorno == UV_EPOOLSTALLED
+          ? 1
+          : uv_threadpool_work_stopped();
+  if (stopped < 0) return Undefined(isolate);
+  return stopped ? FIXED_ONE_BYTE_STRING(isolate, "none")
+                 : FIXED_ONE_BYTE_STRING(isolate, "unknown");
+}
+
 Local<Value> ThreadPoolTimeout::UVException(Isolate* isolate,
                                             int errorno,
                                             const char* syscall,
@@ -240,6 +255,8 @@ Local<Value> ThreadPoolTimeout::UVException(Isolate* isolate,
       StringOrUndefined(isolate, syscall),
       StringOrUndefined(isolate, path),
       StringOrUndefined(isolate, dest),
+      Undefined(isolate),  // hostname
+      Outcome(isolate, errorno),
   };
   if (env->can_call_into_js()) {
     errors::TryCatchScope try_catch(env);
@@ -261,6 +278,8 @@ Local<Value> ThreadPoolTimeout::UVException(Isolate* isolate,
   USE(e->Set(context, env->syscall_string(), argv[1]));
   if (path != nullptr) USE(e->Set(context, env->path_string(), argv[2]));
   if (dest != nullptr) USE(e->Set(context, env->dest_string(), argv[3]));
+  if (!argv[5]->IsUndefined())
+    USE(e->Set(context, FIXED_ONE_BYTE_STRING(isolate, "outcome"), argv[5]));
   return scope.Escape(e);
 }
 

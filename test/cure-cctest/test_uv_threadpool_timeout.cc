@@ -588,11 +588,16 @@ TEST_F(ThreadpoolTimeoutTest, StoppedTaskIsDeliveredAfterItReturned) {
   Task t;
   t.work = UntilStopped;
   bool returned_at_done = false;
-  t.on_done = [&](Task* self) { returned_at_done = self->returned.load(); };
+  int stopped = -1;
+  t.on_done = [&](Task* self) {
+    returned_at_done = self->returned.load();
+    stopped = uv_threadpool_work_stopped();
+  };
   ASSERT_EQ(0, QueueTimed(&loop_, &t, 30));
   ASSERT_TRUE(RunUntil(&loop_, [&] { return t.reclaims == 1; }));
   EXPECT_EQ(UV_ETIMEDOUT, t.status);
   EXPECT_TRUE(returned_at_done);
+  EXPECT_EQ(1, stopped);  // nothing of it takes effect any more
   EXPECT_EQ(before.stopped + 1, Stats().stopped);
 }
 
@@ -624,11 +629,16 @@ TEST_F(ThreadpoolTimeoutTest, WorkThatDoesNotStopIsAbandonedAfterTheGrace) {
     self->committed = uv_threadpool_commit();
   };
   bool returned_at_done = true;
-  t.on_done = [&](Task* self) { returned_at_done = self->returned.load(); };
+  int stopped = -1;
+  t.on_done = [&](Task* self) {
+    returned_at_done = self->returned.load();
+    stopped = uv_threadpool_work_stopped();
+  };
   ASSERT_EQ(0, QueueTimed(&loop_, &t, 30));
   ASSERT_TRUE(RunUntil(&loop_, [&] { return t.done_calls == 1; }));
   EXPECT_EQ(UV_ETIMEDOUT, t.status);
   EXPECT_FALSE(returned_at_done);
+  EXPECT_EQ(0, stopped);  // it may still take effect
   EXPECT_EQ(0, t.reclaims);
   gate.Open();
   ASSERT_TRUE(RunUntil(&loop_, [&] { return t.reclaims == 1; }));
@@ -761,6 +771,8 @@ TEST_F(ThreadpoolTimeoutTest, StalledPoolFailsQueuedTimedRequests) {
   }
   Task timed;
   Task untimed;
+  int timed_stopped = -1;
+  timed.on_done = [&](Task*) { timed_stopped = uv_threadpool_work_stopped(); };
   ASSERT_EQ(0, QueueTimed(&loop_, &timed, 30));
   ASSERT_EQ(0, Queue(&loop_, &untimed));
 
@@ -773,6 +785,7 @@ TEST_F(ThreadpoolTimeoutTest, StalledPoolFailsQueuedTimedRequests) {
   EXPECT_EQ(UV_EPOOLSTALLED, timed.status);
   EXPECT_EQ(1, timed.done_calls);
   EXPECT_EQ(0u, timed.started_ns.load());  // it never ran
+  EXPECT_EQ(1, timed_stopped);
   EXPECT_EQ(UV_EBUSY, uv_cancel(reinterpret_cast<uv_req_t*>(&timed.req)));
   EXPECT_EQ(0, untimed.done_calls);
   EXPECT_EQ(static_cast<uint64_t>(n), Stats().kept_live);
@@ -1146,6 +1159,8 @@ TEST(ThreadpoolTimeoutApiTest, ErrorNamesAndArguments) {
   EXPECT_STREQ("ESLOWRESOURCE", uv_timeout_err_name(UV_ESLOWRESOURCE));
   EXPECT_STREQ("EABANDONCAP", uv_timeout_err_name(UV_EABANDONCAP));
   EXPECT_STREQ("EPOOLSTALLED", uv_timeout_err_name(UV_EPOOLSTALLED));
+  // Outside a done callback that got a timeout.
+  EXPECT_EQ(UV_EINVAL, uv_threadpool_work_stopped());
   EXPECT_STREQ("ETIMEDOUT", uv_timeout_err_name(UV_ETIMEDOUT));
   EXPECT_NE(nullptr, uv_timeout_strerror(UV_ESLOWRESOURCE));
   EXPECT_EQ(UV_EINVAL, uv_threadpool_set_timeout(UV_THREADPOOL_TIMEOUT_DEFAULT));

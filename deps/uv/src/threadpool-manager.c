@@ -148,6 +148,7 @@ struct uv__tpm_task {
   unsigned int notify_pending:1;
   unsigned int posted:1;      /* the delivery was posted to the loop */
   unsigned int late_commit:1; /* committed in the grace period */
+  unsigned int running:1;     /* delivered while the work still ran */
 };
 
 /* A worker thread's view of the task it runs. The owning thread writes
@@ -540,6 +541,7 @@ static uint64_t uv__tpm_overdue(uint64_t now) {
     if (t->posted || t->returned || t->late_commit || t->loop == NULL)
       continue;
     if (t->grace <= now) {
+      t->running = 1;  /* Abandoned: what it does may still take effect. */
       uv__tpm_post(t);
       if (t->kept) {
         t->stalling = 1;
@@ -1224,6 +1226,18 @@ int uv_threadpool_commit(void) {
   if (uv__tpm_current != NULL)
     return uv__tpm_commit();
   return uv__executor_commit();
+}
+
+
+int uv_threadpool_work_stopped(void) {
+  struct uv__tpm_task* t;
+
+  t = uv__tpm_delivering;
+  if (t == NULL || t->status == 0)
+    return UV_EINVAL;
+  /* Written by the watchdog before it posted the delivery, under the
+   * loop's wq_mutex, which uv__work_done() took since. */
+  return !t->running;
 }
 
 

@@ -41,12 +41,6 @@ function isThreadpoolErrno(errno) {
          (errno === UV_ETIMEDOUT && binding.isThreadpoolTimeoutEverEnabled());
 }
 
-// Synchronous fs calls never run in the pool, but a blacklisted resource
-// refuses them too.
-function isSlowResourceErrno(errno) {
-  return errno === UV_ESLOWRESOURCE;
-}
-
 function describe(errno) {
   if (errno === UV_ESLOWRESOURCE) {
     return 'resource refused: an earlier request on it ran past the ' +
@@ -74,9 +68,11 @@ function codeOf(errno) {
 
 // The error of an fs or DNS request, shaped like upstream's UVException and
 // DNSException: `${message}, ${syscall} '${path}' -> '${dest}'` (DNS:
-// `${syscall} ${hostname}`), with errno, syscall, path, dest, hostname.
-// Called from C++ (UVException()) and from lib (DNSException, fs sync ctx).
-function createThreadpoolError(errno, syscall, path, dest, hostname) {
+// `${syscall} ${hostname}`), with errno, syscall, path, dest, hostname, and
+// for fs `outcome` ('none' or 'unknown', see doc/api/cure.md).
+// Called from C++ (UVException()) and from lib (DNSException).
+function createThreadpoolError(errno, syscall, path, dest, hostname,
+                               outcome) {
   let message = describe(errno);
   if (syscall !== undefined) message += `, ${syscall}`;
   if (path !== undefined) message += ` '${path}'`;
@@ -88,6 +84,7 @@ function createThreadpoolError(errno, syscall, path, dest, hostname) {
   if (path !== undefined) error.path = `${path}`;
   if (dest !== undefined) error.dest = `${dest}`;
   if (hostname !== undefined) error.hostname = hostname;
+  if (outcome !== undefined) error.outcome = outcome;
   return error;
 }
 
@@ -163,7 +160,6 @@ module.exports = {
   createThreadpoolError,
   createWorkTimeoutError,
   getThreadpoolStats,
-  isSlowResourceErrno,
   isThreadpoolErrno,
   publishThreadpoolTimeout,
   threadpoolChannelsActive,

@@ -142,6 +142,16 @@ UV_EXTERN int uv_threadpool_commit(void);
 typedef void (*uv_reclaim_cb)(void* arg);
 UV_EXTERN int uv_threadpool_on_reclaim(uv_reclaim_cb cb, void* arg);
 
+/* Called from the same done callbacks: what became of the work. 1 if it had
+ * stopped when the loop was told (or, for UV_EPOOLSTALLED, never ran):
+ * nothing of it runs or takes effect any more; for an fs request, its
+ * system call was interrupted before it did anything (a call that did
+ * something completes normally instead: a short write reports its bytes).
+ * 0 if it was abandoned while it ran: it may still take effect, fully or in
+ * part (a write land, a file be created, renamed or removed). Returns
+ * UV_EINVAL elsewhere. */
+UV_EXTERN int uv_threadpool_work_stopped(void);
+
 /* Abandoned threads that have not returned yet are capped (default 64, or
  * the number in the environment variable UV_THREADPOOL_ABANDONED_LIMIT if
  * set when the cap is first needed; this call overrides it). Past the cap, a
