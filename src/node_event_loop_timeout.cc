@@ -60,6 +60,9 @@ EventLoopTimeout::EventLoopTimeout(Environment* env)
   TimeoutInterrupt::SetDelegate(isolate_, this);
   env->set_callback_watchdog(&watchdog_);
   env->AddCleanupHook(Cleanup, this);
+  // Null if the thread has a stop already (only one Environment per thread
+  // uses this class): its synchronous calls are then not stopped.
+  sync_stop_ = uv_sync_stop_register(SyncCallToken, this);
 }
 
 EventLoopTimeout::~EventLoopTimeout() {
@@ -70,6 +73,8 @@ void EventLoopTimeout::Cleanup(void* data) {
   auto* self = static_cast<EventLoopTimeout*>(data);
   // The thread first: no request after this.
   self->watchdog_.Stop();
+  uv_sync_stop_unregister(self->sync_stop_);
+  self->sync_stop_ = nullptr;
   TimeoutInterrupt::SetDelegate(self->isolate_, nullptr);
   self->env_->set_callback_watchdog(nullptr);
   self->error_prototype_.Reset();
@@ -109,31 +114,114 @@ void EventLoopTimeout::OnTimeout(void* data,
                                  uint64_t budget_ms) {
   auto* self = static_cast<EventLoopTimeout*>(data);
   self->reported_budget_ms_.store(budget_ms, std::memory_order_relaxed);
+  self->reports_.fetch_add(1, std::memory_order_relaxed);
+  // V8 first: when a stopped call returns, the TimeoutError is armed, so
+  // that JS which goes on after it (a partial write) is stopped too.
   TimeoutInterrupt::Request(self->isolate_, epoch);
+  uv_sync_stop_request(self->sync_stop_, epoch);
+}
+
+uint64_t EventLoopTimeout::SyncCallToken(void* data) {
+  auto* self = static_cast<EventLoopTimeout*>(data);
+  TimeoutWatchdog& watchdog = self->watchdog_;
+  if ((watchdog.callback_id() & 1) == 0) return 0;  // between callbacks
+  // The loop thread's own word (this callback's override).
+  const uint32_t budget =
+      watchdog.fields()[TimeoutWatchdog::kCallbackBudget];
+  if (budget == TimeoutWatchdog::kNoBudget ||
+      (budget == TimeoutWatchdog::kUseDefaultBudget &&
+       watchdog.budget() == 0)) {
+    return 0;
+  }
+  return watchdog.epoch();
+}
+
+bool EventLoopTimeout::TakeStoppedCall(Environment* env) {
+  EventLoopTimeout* self = Find(env);
+  if (self == nullptr) return false;
+  // A stop of this callback's last section (an older one that nobody
+  // reported, e.g. existsSync()'s, is forgotten).
+  const uint64_t epoch = self->watchdog_.epoch();
+  if (uv_sync_stop_take() != epoch) return false;
+  // The stop was requested after its report was counted (OnTimeout()).
+  self->consumed_epoch_ = epoch;
+  self->consumed_report_ = self->reports_.load(std::memory_order_relaxed);
+  return true;
+}
+
+Local<Value> EventLoopTimeout::StoppedCallError(Environment* env,
+                                                const char* api) {
+  EventLoopTimeout* self = Find(env);
+  CHECK_NOT_NULL(self);
+  Isolate* isolate = env->isolate();
+  EscapableHandleScope scope(isolate);
+  Local<Context> context = env->context();
+  Local<Object> error = self->NewError(
+      context,
+      std::string("Synchronous ") + api +
+          " stopped: the callback ran longer than its budget of " +
+          std::to_string(
+              self->reported_budget_ms_.load(std::memory_order_relaxed)) +
+          " ms (--event-loop-timeout)");
+  if (error.IsEmpty()) return Local<Value>();
+  self->SchedulePublish(context, error);
+  return scope.Escape(error);
+}
+
+Local<Value> EventLoopTimeout::StoppedFsCallError(Environment* env,
+                                                  const char* syscall,
+                                                  const char* path,
+                                                  const char* dest) {
+  Isolate* isolate = env->isolate();
+  EscapableHandleScope scope(isolate);
+  Local<Context> context = env->context();
+  Local<Value> error =
+      StoppedCallError(env, syscall != nullptr ? syscall : "fs call");
+  if (error.IsEmpty()) return Local<Value>();
+  Local<Object> e = error.As<Object>();
+  const struct {
+    Local<String> key;
+    const char* value;
+  } properties[] = {{env->syscall_string(), syscall},
+                    {env->path_string(), path},
+                    {env->dest_string(), dest},
+                    {FIXED_ONE_BYTE_STRING(isolate, "outcome"), "none"}};
+  for (const auto& property : properties) {
+    Local<String> value;
+    if (property.value == nullptr) continue;
+    if (!String::NewFromUtf8(isolate, property.value).ToLocal(&value) ||
+        e->Set(context, property.key, value).IsNothing()) {
+      return Local<Value>();
+    }
+  }
+  return scope.Escape(e);
 }
 
 TimeoutInterrupt::Decision EventLoopTimeout::Check(uint64_t epoch) {
+  // A report whose stopped synchronous call threw its own TimeoutError?
+  if (epoch == consumed_epoch_ &&
+      reports_.load(std::memory_order_relaxed) == consumed_report_) {
+    return TimeoutInterrupt::Decision::kDrop;
+  }
   // Still the callback that ran too long, and still running?
   if ((epoch & 1) != 0 && epoch == watchdog_.epoch())
     return TimeoutInterrupt::Decision::kDeliver;
   return TimeoutInterrupt::Decision::kDrop;
 }
 
-Local<Value> EventLoopTimeout::CreateError(Isolate* isolate, uint64_t epoch) {
-  // No JavaScript may run here: only API calls that cannot call into it.
+// A TimeoutError with the code ERR_EVENT_LOOP_TIMEOUT. No JavaScript runs
+// here: only API calls that cannot call into it.
+Local<Object> EventLoopTimeout::NewError(Local<Context> context,
+                                         const std::string& message) {
+  Isolate* isolate = isolate_;
   EscapableHandleScope scope(isolate);
-  Local<Context> context = env_->context();
-  const std::string message =
-      "Callback ran longer than its budget of " +
-      std::to_string(reported_budget_ms_.load(std::memory_order_relaxed)) +
-      " ms (--event-loop-timeout)";
   Local<String> text;
   if (!String::NewFromUtf8(isolate, message.c_str()).ToLocal(&text))
-    return Local<Value>();
+    return Local<Object>();
   Local<Object> error = Exception::Error(text).As<Object>();
   if (!error_prototype_.IsEmpty() &&
       error->SetPrototype(context, error_prototype_.Get(isolate)).IsNothing()) {
-    return Local<Value>();
+    return Local<Object>();
   }
   if (error
           ->CreateDataProperty(context,
@@ -141,10 +229,29 @@ Local<Value> EventLoopTimeout::CreateError(Isolate* isolate, uint64_t epoch) {
                                FIXED_ONE_BYTE_STRING(isolate,
                                                      "ERR_EVENT_LOOP_TIMEOUT"))
           .IsNothing()) {
-    return Local<Value>();
+    return Local<Object>();
   }
+  return scope.Escape(error);
+}
+
+Local<Value> EventLoopTimeout::CreateError(Isolate* isolate, uint64_t epoch) {
+  EscapableHandleScope scope(isolate);
+  Local<Context> context = env_->context();
+  Local<Object> error = NewError(
+      context,
+      "Callback ran longer than its budget of " +
+          std::to_string(reported_budget_ms_.load(std::memory_order_relaxed)) +
+          " ms (--event-loop-timeout)");
+  if (error.IsEmpty()) return Local<Value>();
   SchedulePublish(context, error);
   return scope.Escape(error);
+}
+
+bool StoppableSyncCall::ThrowIfStopped(Environment* env, const char* api) {
+  if (!Leave() || !EventLoopTimeout::TakeStoppedCall(env)) return false;
+  Local<Value> error = EventLoopTimeout::StoppedCallError(env, api);
+  if (!error.IsEmpty()) env->isolate()->ThrowException(error);
+  return true;
 }
 
 void EventLoopTimeout::SchedulePublish(Local<Context> context,

@@ -8,6 +8,8 @@
 #include <memory>
 
 #include "node_timeout_watchdog.h"
+#include "uv/sync-stop.h"
+#include "uv/timeout.h"
 #include "v8-timeout-interrupt.h"
 #include "v8.h"
 
@@ -58,6 +60,30 @@ class EventLoopTimeout final : public v8::TimeoutInterrupt::Delegate {
   void SetHooks(v8::Local<v8::Object> prototype,
                 v8::Local<v8::Function> publish);
 
+  // Synchronous calls (*Sync APIs). Each one that may block or run long is a
+  // section of the loop thread's stop (uv/sync-stop.h; libuv makes every
+  // synchronous uv_fs_*() call one, StoppableSyncCall the others) that a
+  // timeout of the running callback stops: a blocking system call returns
+  // EINTR, a CPU loop sees uv_threadpool_should_stop(). Nothing is
+  // abandoned: the call returns on the loop thread.
+  //
+  // Loop thread, after a synchronous call failed: true if it failed because
+  // it was stopped so. The V8 timeout requested for the same report is then
+  // dropped: the caller throws StoppedCallError() in its place.
+  static bool TakeStoppedCall(Environment* env);
+  // The TimeoutError of a stopped synchronous call (code
+  // ERR_EVENT_LOOP_TIMEOUT), `api` named in its message; published like
+  // the ones V8 throws.
+  static v8::Local<v8::Value> StoppedCallError(Environment* env,
+                                               const char* api);
+  // The same for a synchronous uv_fs_*() call, with upstream's syscall,
+  // path and dest properties and err.outcome 'none' (its system call was
+  // interrupted before it did anything): UVException()'s hook.
+  static v8::Local<v8::Value> StoppedFsCallError(Environment* env,
+                                                 const char* syscall,
+                                                 const char* path,
+                                                 const char* dest);
+
   // v8::TimeoutInterrupt::Delegate, on the Environment's thread.
   v8::TimeoutInterrupt::Decision Check(uint64_t epoch) override;
   v8::Local<v8::Value> CreateError(v8::Isolate* isolate,
@@ -68,6 +94,10 @@ class EventLoopTimeout final : public v8::TimeoutInterrupt::Delegate {
   ~EventLoopTimeout() override;
 
   static void OnTimeout(void* data, uint64_t epoch, uint64_t budget_ms);
+  // uv_sync_stop_token_cb: the running callback's epoch if it has a budget.
+  static uint64_t SyncCallToken(void* data);
+  v8::Local<v8::Object> NewError(v8::Local<v8::Context> context,
+                                 const std::string& message);
   // On the Environment's thread, with JS disallowed: captures the running
   // callback's async context and queues the publish() call for `error`.
   void SchedulePublish(v8::Local<v8::Context> context,
@@ -85,6 +115,37 @@ class EventLoopTimeout final : public v8::TimeoutInterrupt::Delegate {
   std::shared_ptr<v8::BackingStore> fields_store_;
   std::atomic<int> owners_{1};
   std::atomic<uint64_t> reported_budget_ms_{0};
+  // Timeouts reported by the watchdog; a report whose stopped call threw
+  // its own TimeoutError is not thrown again by V8 (Check()).
+  std::atomic<uint64_t> reports_{0};
+  uv_sync_stop_t* sync_stop_ = nullptr;  // the loop thread's
+  uint64_t consumed_epoch_ = 0;          // loop thread only
+  uint64_t consumed_report_ = 0;
+};
+
+// Loop thread: one synchronous call that --event-loop-timeout may stop
+// (EventLoopTimeout above) and that is not a uv_fs_*() call, which libuv
+// brackets itself. A no-op unless the running callback has a budget.
+class StoppableSyncCall {
+ public:
+  StoppableSyncCall() : entered_(uv_sync_stop_enter() != 0) {}
+  ~StoppableSyncCall() { Leave(); }
+  StoppableSyncCall(const StoppableSyncCall&) = delete;
+  StoppableSyncCall& operator=(const StoppableSyncCall&) = delete;
+
+  bool entered() const { return entered_; }
+  // Ends the section (idempotent); true if it was stopped.
+  bool Leave() {
+    if (!entered_) return false;
+    entered_ = false;
+    return uv_sync_stop_leave() != 0;
+  }
+  // Ends the section; if it was stopped, throws its TimeoutError and
+  // returns true.
+  bool ThrowIfStopped(Environment* env, const char* api);
+
+ private:
+  bool entered_;
 };
 
 }  // namespace node

@@ -13,6 +13,7 @@
 
 #include "node_threadpool_timeout.h"
 #include "util.h"
+#include "uv/sync-stop.h"
 #include "uv/timeout.h"
 
 namespace node {
@@ -131,15 +132,25 @@ bool RoMix(uint8_t* block, uint64_t r, uint64_t n, uint32_t* v, uint32_t* xy) {
 }  // namespace
 #endif  // OPENSSL_VERSION_MAJOR >= 3
 
+namespace {
+// Whether a stop may come: a threadpool task's, or a synchronous call's
+// (uv/sync-stop.h: CryptoJob::Run() in sync mode).
+bool Stoppable() {
+  return ThreadPoolTimeout::ever_enabled() || uv_sync_stop_inside();
+}
+}  // namespace
+
 ncrypto::DataPointer InterruptiblePbkdf2(
     const EVP_MD* md,
     const ncrypto::Buffer<const char>& pass,
     const ncrypto::Buffer<const unsigned char>& salt,
     uint32_t iterations,
     size_t length) {
-  // With --threadpool-timeout never set, upstream's path; and what
-  // ncrypto::pbkdf2() refuses or fails on, it refuses the same way.
-  if (!ThreadPoolTimeout::ever_enabled() || md == nullptr || length == 0 ||
+  // With nothing that could stop it (--threadpool-timeout never set, and
+  // not a synchronous call that --event-loop-timeout may stop), upstream's
+  // path; and what ncrypto::pbkdf2() refuses or fails on, it refuses the
+  // same way.
+  if (!Stoppable() || md == nullptr || length == 0 ||
       iterations == 0 || pass.len > INT_MAX || salt.len > INT_MAX ||
       length > INT_MAX) {
     return ncrypto::pbkdf2(md, pass, salt, iterations, length);
@@ -220,10 +231,10 @@ ncrypto::DataPointer InterruptibleScrypt(
     uint64_t p,
     uint64_t maxmem,
     size_t length) {
-  // With --threadpool-timeout never set, upstream's path; and parameters
-  // that OpenSSL refuses (N not a power of two, too much memory for maxmem,
-  // ...) fail there the same way.
-  if (!ThreadPoolTimeout::ever_enabled() || length == 0 || pass.len > INT_MAX ||
+  // With nothing that could stop it (see above), upstream's path; and
+  // parameters that OpenSSL refuses (N not a power of two, too much memory
+  // for maxmem, ...) fail there the same way.
+  if (!Stoppable() || length == 0 || pass.len > INT_MAX ||
       salt.len > INT_MAX || length > INT_MAX ||
       EVP_PBE_scrypt(nullptr, 0, nullptr, 0, N, r, p, maxmem, nullptr, 0) !=
           1) {

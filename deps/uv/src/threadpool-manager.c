@@ -327,7 +327,9 @@ void uv__tpm_init(void) {
 
 static void uv__tpm_activate(void) {
   uv__tpm_init();
-  uv__hangman_init_limit();  /* getenv(), here rather than on the watchdog */
+  /* getenv(), here rather than on the watchdog: the cap and the signal. */
+  uv__hangman_init_limit();
+  (void) uv_threadpool_get_interrupt_signal();
   atomic_store_explicit(&uv__tpm_active, 1, memory_order_relaxed);
 }
 
@@ -393,6 +395,11 @@ void uv__tpm_wake(void) {
 
 void uv__tpm_set_current_stop(_Atomic int* stop) {
   uv__tpm_current_stop = stop;
+}
+
+
+_Atomic int* uv__tpm_get_current_stop(void) {
+  return uv__tpm_current_stop;
 }
 
 

@@ -86,6 +86,7 @@ void uv__tpm_loop_close(uv_loop_t* loop);
 void uv__tpm_cleanup(void);
 void uv__tpm_wake(void);
 void uv__tpm_set_current_stop(_Atomic int* stop);
+_Atomic int* uv__tpm_get_current_stop(void);
 extern uint64_t uv__tpm_cap_hits;
 extern uint64_t uv__tpm_timed_out;
 

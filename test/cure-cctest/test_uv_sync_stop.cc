@@ -1,0 +1,174 @@
+// uv/sync-stop.h: another thread stops a thread's synchronous calls. A
+// blocked synchronous uv_fs_read() of a pipe returns UV_ETIMEDOUT when the
+// section's token is asked for, and only then; the interrupt signal never
+// reaches the owner outside a section (a blocking call there would fail with
+// an EINTR its caller does not expect).
+
+#include <errno.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "gtest/gtest.h"
+#include "uv.h"
+#include "uv/sync-stop.h"
+#include "uv/timeout.h"
+
+namespace {
+
+std::atomic<uint64_t> current_token{0};
+
+uint64_t Token(void*) {
+  return current_token.load();
+}
+
+// Runs fn on a thread of its own that registered a stop.
+template <typename Fn>
+void OnOwner(Fn fn) {
+  std::thread owner([&] {
+    uv_sync_stop_t* stop = uv_sync_stop_register(Token, nullptr);
+    ASSERT_NE(stop, nullptr);
+    fn(stop);
+    uv_sync_stop_unregister(stop);
+  });
+  owner.join();
+}
+
+// A synchronous read of an empty pipe on the owner, blocked until `stop`
+// is requested with `request_token` (or, if that misses, a byte arrives).
+int BlockedRead(uv_sync_stop_t* stop, uint64_t request_token) {
+  int fds[2];
+  EXPECT_EQ(pipe(fds), 0);
+  current_token = 7;
+  std::atomic<bool> requested{false};
+  std::thread requester([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    requested = uv_sync_stop_request(stop, request_token) != 0;
+    if (!requested) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      EXPECT_EQ(write(fds[1], "x", 1), 1);
+    }
+  });
+  char c;
+  uv_buf_t buf = uv_buf_init(&c, 1);
+  uv_fs_t req;
+  int r = uv_fs_read(nullptr, &req, fds[0], &buf, 1, -1, nullptr);
+  uv_fs_req_cleanup(&req);
+  requester.join();
+  EXPECT_EQ(requested.load(), r == UV_ETIMEDOUT);
+  close(fds[0]);
+  close(fds[1]);
+  current_token = 0;
+  return r;
+}
+
+TEST(UvSyncStop, StopsABlockedSynchronousRead) {
+  OnOwner([](uv_sync_stop_t* stop) {
+    EXPECT_EQ(BlockedRead(stop, 7), UV_ETIMEDOUT);
+    EXPECT_EQ(uv_sync_stop_take(), 7u);  // The stopped section's token,
+    EXPECT_EQ(uv_sync_stop_take(), 0u);  // once.
+  });
+}
+
+TEST(UvSyncStop, AnotherTokenLeavesTheCallAlone) {
+  OnOwner([](uv_sync_stop_t* stop) {
+    EXPECT_EQ(BlockedRead(stop, 8), 1);  // The byte arrived.
+    EXPECT_EQ(uv_sync_stop_take(), 0u);
+  });
+}
+
+TEST(UvSyncStop, NoTokenNoSection) {
+  OnOwner([](uv_sync_stop_t* stop) {
+    current_token = 0;
+    EXPECT_EQ(uv_sync_stop_enter(), 0);
+    EXPECT_EQ(uv_sync_stop_request(stop, 0), 0);
+  });
+}
+
+TEST(UvSyncStop, CpuLoopsSeeTheStop) {
+  OnOwner([](uv_sync_stop_t* stop) {
+    current_token = 3;
+    ASSERT_EQ(uv_sync_stop_enter(), 1);
+    EXPECT_EQ(uv_sync_stop_inside(), 1);
+    EXPECT_EQ(uv_threadpool_should_stop(), 0);
+    std::thread requester([&] { EXPECT_EQ(uv_sync_stop_request(stop, 3), 1); });
+    while (!uv_threadpool_should_stop()) {
+    }
+    requester.join();
+    EXPECT_EQ(uv_sync_stop_leave(), 1);
+    EXPECT_EQ(uv_threadpool_should_stop(), 0);  // Outside any section.
+    current_token = 0;
+  });
+}
+
+TEST(UvSyncStop, UnregisteredThreadsTakeUpstreamsPath) {
+  EXPECT_EQ(uv_sync_stop_enter(), 0);
+  EXPECT_EQ(uv_sync_stop_take(), 0u);
+  EXPECT_EQ(uv_sync_stop_inside(), 0);
+}
+
+// A call that goes on after the first signal (a partial write) and blocks
+// again is interrupted by the next request.
+TEST(UvSyncStop, ASectionCanBeSignalledAgain) {
+  if (uv_threadpool_get_interrupt_signal() <= 0) GTEST_SKIP() << "no signal";
+  OnOwner([](uv_sync_stop_t* stop) {
+    current_token = 5;
+    ASSERT_EQ(uv_sync_stop_enter(), 1);
+    for (int round = 0; round < 3; round++) {
+      int fds[2];
+      ASSERT_EQ(pipe(fds), 0);
+      std::thread requester([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(30));
+        EXPECT_EQ(uv_sync_stop_request(stop, 5), 1);
+      });
+      char c;
+      errno = 0;
+      EXPECT_EQ(read(fds[0], &c, 1), -1);  // Blocked until signalled.
+      EXPECT_EQ(errno, EINTR);
+      requester.join();
+      close(fds[0]);
+      close(fds[1]);
+    }
+    EXPECT_EQ(uv_sync_stop_leave(), 1);
+    EXPECT_EQ(uv_sync_stop_take(), 5u);
+    current_token = 0;
+  });
+}
+// Stress: a requester that asks for the running section's token as fast as
+// it can, while the owner enters and leaves sections and sleeps 1 us between
+// them. A signal that arrived outside a section would end a nanosleep()
+// with EINTR.
+TEST(UvSyncStop, NoSignalOutsideASection) {
+  if (uv_threadpool_get_interrupt_signal() <= 0) GTEST_SKIP() << "no signal";
+  OnOwner([](uv_sync_stop_t* stop) {
+    std::atomic<bool> done{false};
+    std::atomic<uint64_t> requests{0};
+    std::thread requester([&] {
+      while (!done.load()) {
+        if (uv_sync_stop_request(stop, current_token.load())) requests++;
+      }
+    });
+    int outside_eintr = 0;
+    int stopped = 0;
+    for (uint64_t i = 1; i <= 20000; i++) {
+      current_token = i;
+      if (uv_sync_stop_enter()) {
+        stopped += uv_sync_stop_leave();
+      }
+      struct timespec ts = {0, 1000};
+      if (nanosleep(&ts, nullptr) != 0 && errno == EINTR) outside_eintr++;
+    }
+    done = true;
+    requester.join();
+    current_token = 0;
+    EXPECT_EQ(outside_eintr, 0);
+    EXPECT_GT(stopped, 0) << "the requester never met a section";
+    // A section may be signalled more than once.
+    EXPECT_GE(requests.load(), static_cast<uint64_t>(stopped));
+  });
+}
+
+}  // namespace
