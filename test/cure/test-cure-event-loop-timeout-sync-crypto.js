@@ -1,9 +1,10 @@
 // Flags: --event-loop-timeout=100
 'use strict';
 // crypto's synchronous jobs obey the callback's budget: pbkdf2Sync(),
-// scryptSync(), randomFillSync(), generateKeyPairSync() and
-// generatePrimeSync() check for a stop between iterations, steps, chunks or
-// candidates, and throw the callback's TimeoutError at the call site.
+// scryptSync(), randomFillSync(), generateKeyPairSync(), generatePrimeSync()
+// and checkPrimeSync() check for a stop between
+// iterations, steps, chunks, candidates or rounds, and throw the callback's
+// TimeoutError at the call site.
 const common = require('../common');
 if (!common.hasCrypto) common.skip('missing crypto');
 const assert = require('assert');
@@ -43,6 +44,10 @@ const cases = [
   () => assertInterrupted('generatePrimeSync', () => {
     crypto.generatePrimeSync(8192, { safe: true });
   }, T),
+  // A Mersenne prime of 4423 bits, tested 100,000 times over.
+  () => assertInterrupted('checkPrimeSync', stoppedJob('CheckPrimeJob', () => {
+    crypto.checkPrimeSync(2n ** 4423n - 1n, { checks: 1e5 });
+  }), T),
   () => {
     // A short job's result is unchanged (RFC 6070's first test vector).
     assert.strictEqual(

@@ -65,6 +65,23 @@ const cases = [
       throw err;
     }
   }, T),
+  // A long copy (16 GiB of holes, written out) stops between its chunks
+  // and removes its partial destination.
+  () => assertInterrupted('copyFileSync (long)', () => {
+    const sparse = tmpdir.resolve('sparse');
+    const fd = fs.openSync(sparse, 'w');
+    fs.ftruncateSync(fd, 16 * 2 ** 30);
+    fs.closeSync(fd);
+    try {
+      fs.copyFileSync(sparse, tmpdir.resolve('copy'));
+    } catch (err) {
+      assertStoppedCall(err, 'copyfile');
+      assert.strictEqual(fs.existsSync(tmpdir.resolve('copy')), false);
+      throw err;
+    } finally {
+      fs.unlinkSync(sparse);
+    }
+  }, T),
   // A module that is a FIFO does not hang require().
   () => assertInterrupted('require', () => require(fifoModule), T),
   // read() of an empty pipe blocks.
