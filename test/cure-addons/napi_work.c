@@ -13,12 +13,24 @@
  *
  *   finalize: execute done
  *   finalize: execute RUNNING (...)   <- the bug: teardown raced execute
+ *
+ *   readOnce(fd, interruptible, cb): execute calls read(fd, buf, 1) once,
+ *   without retrying EINTR, as some addons do; complete calls
+ *   cb(status, n, errno) with read()'s result. Upstream never interrupts
+ *   it with a signal; with `interruptible` execute first lets nodecure's
+ *   interrupt signal in (uv_threadpool_set_interruptible(1), uv/timeout.h),
+ *   as an addon may to be stopped.
  */
 
 #include <node_api.h>
+#include <errno.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
+#include <uv.h>
+#include <uv/timeout.h>
 
 #include "spin.h"
 
@@ -34,6 +46,15 @@ typedef struct {
   instance_t* instance;
   uint32_t ms;
 } baton_t;
+
+typedef struct {
+  napi_async_work work;
+  napi_ref cb;
+  int32_t fd;
+  bool interruptible;
+  int32_t n;       /* read()'s result */
+  int32_t error;   /* its errno, or 0 */
+} read_baton_t;
 
 #define CHECK_NAPI(call)                                                   \
   do {                                                                     \
@@ -120,6 +141,62 @@ static napi_value Run(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
+/* On a threadpool thread: one read(), no retry. */
+static void ExecuteRead(napi_env env, void* data) {
+  read_baton_t* baton = data;
+  char c;
+  ssize_t n;
+  (void) env;
+  if (baton->interruptible) uv_threadpool_set_interruptible(1);
+  n = read(baton->fd, &c, 1);
+  baton->n = (int32_t) n;
+  baton->error = n < 0 ? errno : 0;
+}
+
+static void CompleteRead(napi_env env, napi_status status, void* data) {
+  read_baton_t* baton = data;
+  napi_value cb, global, argv[3];
+  if (napi_get_reference_value(env, baton->cb, &cb) == napi_ok &&
+      napi_get_global(env, &global) == napi_ok &&
+      napi_create_int32(env, (int32_t) status, &argv[0]) == napi_ok &&
+      napi_create_int32(env, baton->n, &argv[1]) == napi_ok &&
+      napi_create_int32(env, baton->error, &argv[2]) == napi_ok) {
+    napi_call_function(env, global, cb, 3, argv, NULL);
+  }
+  napi_delete_reference(env, baton->cb);
+  napi_delete_async_work(env, baton->work);
+  free(baton);
+}
+
+static napi_value ReadOnce(napi_env env, napi_callback_info info) {
+  size_t argc = 3;
+  napi_value argv[3], name;
+  read_baton_t* baton;
+
+  CHECK_NAPI(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  baton = calloc(1, sizeof(*baton));
+  if (baton == NULL) {
+    napi_throw_error(env, NULL, "napi_work: out of memory");
+    return NULL;
+  }
+  if (argc < 3 ||
+      napi_get_value_int32(env, argv[0], &baton->fd) != napi_ok ||
+      napi_get_value_bool(env, argv[1], &baton->interruptible) != napi_ok ||
+      napi_create_reference(env, argv[2], 1, &baton->cb) != napi_ok) {
+    free(baton);
+    napi_throw_type_error(env, NULL, "readOnce(fd, interruptible, cb) "
+                                     "expects a number, a boolean and a "
+                                     "function");
+    return NULL;
+  }
+  CHECK_NAPI(napi_create_string_utf8(env, "nodecure:napi_read",
+                                     NAPI_AUTO_LENGTH, &name));
+  CHECK_NAPI(napi_create_async_work(env, NULL, name, ExecuteRead,
+                                    CompleteRead, baton, &baton->work));
+  CHECK_NAPI(napi_queue_async_work(env, baton->work));
+  return NULL;
+}
+
 /* Context-aware: each Environment (the main thread's, each worker's) gets
  * its own instance data. */
 NAPI_MODULE_INIT() {
@@ -133,5 +210,8 @@ NAPI_MODULE_INIT() {
   CHECK_NAPI(napi_create_function(env, "run", NAPI_AUTO_LENGTH, Run, NULL,
                                   &fn));
   CHECK_NAPI(napi_set_named_property(env, exports, "run", fn));
+  CHECK_NAPI(napi_create_function(env, "readOnce", NAPI_AUTO_LENGTH, ReadOnce,
+                                  NULL, &fn));
+  CHECK_NAPI(napi_set_named_property(env, exports, "readOnce", fn));
   return exports;
 }

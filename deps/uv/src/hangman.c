@@ -40,6 +40,7 @@
 
 #include "threadpool-manager.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
@@ -69,6 +70,7 @@ static unsigned int uv__hangman_live;    /* left the pool, not joined yet */
 static uint64_t uv__hangman_total;
 static int uv__hangman_signo = -1;       /* -1: not chosen yet, 0: none */
 static _Thread_local int uv__hangman_unblocked;
+static _Thread_local int uv__hangman_held;  /* set_interruptible(0) */
 _Atomic unsigned int uv__hangman_signal_gen;
 
 
@@ -146,6 +148,7 @@ void uv__hangman_prepare_thread(void) {
   sigset_t set;
   int signo;
 
+  assert(!uv__hangman_held);  /* Between tasks: never held. */
   signo = uv__hangman_choose_signal();
   if (signo == 0 || signo == uv__hangman_unblocked)
     return;
@@ -153,6 +156,24 @@ void uv__hangman_prepare_thread(void) {
   sigaddset(&set, signo);
   pthread_sigmask(SIG_UNBLOCK, &set, NULL);
   uv__hangman_unblocked = signo;
+}
+
+
+/* Only the calling thread's mask and thread-locals: no lock. The signal
+ * held is the one prepare_thread() unblocked on this thread, which does not
+ * change while a task runs (prepare_thread() runs between tasks). */
+int uv_threadpool_set_interruptible(int on) {
+  sigset_t set;
+  int was;
+
+  was = !uv__hangman_held;
+  if (uv__hangman_unblocked == 0 || was == (on != 0))
+    return was;
+  sigemptyset(&set);
+  sigaddset(&set, uv__hangman_unblocked);
+  pthread_sigmask(on ? SIG_UNBLOCK : SIG_BLOCK, &set, NULL);
+  uv__hangman_held = !on;
+  return was;
 }
 
 

@@ -171,6 +171,15 @@ UV_EXTERN int uv_threadpool_set_abandoned_limit(unsigned int limit);
 UV_EXTERN int uv_threadpool_set_interrupt_signal(int signum);
 UV_EXTERN int uv_threadpool_get_interrupt_signal(void);
 
+/* Inside work, on the thread that runs it: 0 keeps the interrupt signal away
+ * from the calling thread (its blocking system calls are not interrupted when
+ * its task times out), 1 lets it in again; returns the previous setting (1
+ * outside a pool thread). For work that does not expect EINTR from a signal
+ * it did not install: Node runs Node-API `execute` this way, and an addon's
+ * execute may call it with 1 to be interrupted. A signal sent meanwhile stays
+ * pending and is taken, doing nothing, when it is let in again. */
+UV_EXTERN int uv_threadpool_set_interruptible(int on);
+
 typedef struct uv_threadpool_stats_s {
   uint64_t timed_out;           /* tasks past their budget (pool, priority) */
   uint64_t extended;            /* budget extensions granted */
