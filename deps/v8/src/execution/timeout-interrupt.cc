@@ -5,6 +5,7 @@
 #include "src/execution/timeout-interrupt.h"
 
 #include <unordered_map>
+#include <vector>
 
 #include "include/v8-timeout-interrupt.h"
 #include "src/api/api-inl.h"
@@ -35,6 +36,18 @@ bool IsPromiseHook(Tagged<JSFunction> function) {
          object == context->promise_hook_resolve_function();
 }
 
+// Whether `frame` is stopped at its function's entry check.
+bool AtFunctionEntry(JavaScriptFrame* frame) {
+  if (frame->is_unoptimized()) {
+    return UnoptimizedFrame::cast(frame)->GetBytecodeOffset() ==
+           kFunctionEntryBytecodeOffset;
+  }
+  std::vector<FrameSummary> summaries;
+  frame->Summarize(&summaries);
+  return !summaries.empty() &&
+         summaries.back().code_offset() == kFunctionEntryBytecodeOffset;
+}
+
 // Whether an exception thrown now can unwind the stack to the code that ran
 // too long. Not from a promise hook: the timeout waits until the hook
 // returned, to the code that created the promise, or, after a reaction, to
@@ -43,10 +56,25 @@ bool IsPromiseHook(Tagged<JSFunction> function) {
 // deoptimization data, one it assumes cannot throw (such as a call of the
 // StringIndexOf builtin): that frame can neither be summarized for the
 // error's stack trace (a fatal error) nor reach its own catch blocks; the
-// timeout waits for the next check there.
+// timeout waits for the next check there. Nor without a frame of code from
+// a script (only the microtask runner, or a builtin such as the closure
+// that resumes an async function after an `await`): nothing could catch it
+// and the reaction would be lost, its chain never settled; the timeout
+// waits for the next reaction's code. Nor at the entry check of a
+// generator or async function being resumed: that check comes before the
+// function's own handlers (an async function's implicit catch), so the
+// exception would leave it unsettled; the timeout waits for its next check.
 bool CanThrowHere(Isolate* isolate) {
+  bool script_frame = false;
   for (JavaScriptStackFrameIterator it(isolate); !it.done(); it.Advance()) {
     JavaScriptFrame* frame = it.frame();
+    Tagged<SharedFunctionInfo> shared = frame->function()->shared();
+    if (!script_frame && IsScript(shared->script())) {
+      if (IsResumableFunction(shared->kind()) && AtFunctionEntry(frame)) {
+        return false;
+      }
+      script_frame = true;
+    }
     if (IsPromiseHook(frame->function())) return false;
     if (!frame->is_optimized() ||
         frame->LookupCode()->kind() == CodeKind::BUILTIN) {
@@ -56,7 +84,7 @@ bool CanThrowHere(Isolate* isolate) {
     static_cast<OptimizedFrame*>(frame)->GetDeoptimizationData(&deopt_index);
     if (deopt_index == SafepointEntry::kNoDeoptIndex) return false;
   }
-  return true;
+  return script_frame;
 }
 
 }  // namespace
