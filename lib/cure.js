@@ -32,6 +32,19 @@ function setEventLoopTimeout(ms) {
   binding().setEventLoopTimeout(ms);
 }
 
+// The budget of a turn of this thread's event loop: a callback and the
+// nextTick callbacks and promise reactions that run after it before the
+// loop has control again, in ms (0: off).
+function getEventLoopTurnTimeout() {
+  return binding().getEventLoopTimeoutState()[2];
+}
+
+function setEventLoopTurnTimeout(ms) {
+  validateInteger(ms, 'ms', 0, kMaxBudget);
+  callbacks.enable();
+  binding().setEventLoopTurnTimeout(ms);
+}
+
 // Runs fn(...args) with a budget of `ms` counted from the call (0: no
 // budget), and gives each callback of the async work it starts (promise
 // reactions, timers, I/O...) that budget too. After fn, the running callback
@@ -90,10 +103,12 @@ module.exports = {
   TimeoutError,
   clearSlowResources,
   getEventLoopTimeout,
+  getEventLoopTurnTimeout,
   getThreadpoolStats,
   getThreadpoolTimeout,
   getTimeoutCounts,
   runWithEventLoopTimeout,
   setEventLoopTimeout,
+  setEventLoopTurnTimeout,
   setThreadpoolTimeout,
 };

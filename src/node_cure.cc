@@ -31,16 +31,28 @@ static void SetEventLoopTimeout(const FunctionCallbackInfo<Value>& args) {
   EventLoopTimeout::From(env)->SetBudget(static_cast<uint64_t>(ms));
 }
 
-// getEventLoopTimeoutState(): [budget in ms, timeouts so far]. Side-effect
-// free: without a watchdog on this thread, the feature is off ([0, 0]).
+// setEventLoopTurnTimeout(ms): the budget of this thread's turns.
+static void SetEventLoopTurnTimeout(const FunctionCallbackInfo<Value>& args) {
+  Environment* env = Environment::GetCurrent(args);
+  CHECK(args[0]->IsNumber());
+  double ms = args[0].As<Number>()->Value();
+  CHECK(ms >= 0 && ms <= 2147483647);  // Validated in JS.
+  EventLoopTimeout::From(env)->SetTurnBudget(static_cast<uint64_t>(ms));
+}
+
+// getEventLoopTimeoutState(): [budget in ms, timeouts so far, turn budget
+// in ms]. Side-effect free: without a watchdog on this thread, the feature
+// is off ([0, 0, 0]).
 static void GetEventLoopTimeoutState(const FunctionCallbackInfo<Value>& args) {
   Environment* env = Environment::GetCurrent(args);
   EventLoopTimeout* timeout = EventLoopTimeout::Find(env);
   const uint64_t budget = timeout != nullptr ? timeout->budget() : 0;
   const uint64_t timeouts = timeout != nullptr ? timeout->timeouts() : 0;
+  const uint64_t turn = timeout != nullptr ? timeout->turn_budget() : 0;
   Local<Value> values[] = {
       Number::New(env->isolate(), static_cast<double>(budget)),
-      Number::New(env->isolate(), static_cast<double>(timeouts))};
+      Number::New(env->isolate(), static_cast<double>(timeouts)),
+      Number::New(env->isolate(), static_cast<double>(turn))};
   args.GetReturnValue().Set(
       v8::Array::New(env->isolate(), values, arraysize(values)));
 }
@@ -91,6 +103,8 @@ static void Initialize(Local<Object> target,
                        Local<Context> context,
                        void* priv) {
   SetMethod(context, target, "setEventLoopTimeout", SetEventLoopTimeout);
+  SetMethod(
+      context, target, "setEventLoopTurnTimeout", SetEventLoopTurnTimeout);
   SetMethodNoSideEffect(
       context, target, "getEventLoopTimeoutState", GetEventLoopTimeoutState);
   SetMethod(context, target, "getCallbackFields", GetCallbackFields);
@@ -104,6 +118,7 @@ static void Initialize(Local<Object> target,
 
 static void RegisterExternalReferences(ExternalReferenceRegistry* registry) {
   registry->Register(SetEventLoopTimeout);
+  registry->Register(SetEventLoopTurnTimeout);
   registry->Register(GetEventLoopTimeoutState);
   registry->Register(GetCallbackFields);
   registry->Register(SetCallbackBudget);

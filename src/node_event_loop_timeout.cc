@@ -114,6 +114,9 @@ void EventLoopTimeout::OnTimeout(void* data,
                                  uint64_t budget_ms) {
   auto* self = static_cast<EventLoopTimeout*>(data);
   self->reported_budget_ms_.store(budget_ms, std::memory_order_relaxed);
+  const bool turn = self->watchdog_.reporting_turn();
+  self->reported_turn_.store(turn, std::memory_order_relaxed);
+  if (turn) self->turn_report_epoch_.store(epoch, std::memory_order_release);
   self->reports_.fetch_add(1, std::memory_order_relaxed);
   // V8 first: when a stopped call returns, the TimeoutError is armed, so
   // that JS which goes on after it (a partial write) is stopped too.
@@ -158,11 +161,8 @@ Local<Value> EventLoopTimeout::StoppedCallError(Environment* env,
   Local<Context> context = env->context();
   Local<Object> error = self->NewError(
       context,
-      std::string("Synchronous ") + api +
-          " stopped: the callback ran longer than its budget of " +
-          std::to_string(
-              self->reported_budget_ms_.load(std::memory_order_relaxed)) +
-          " ms (--event-loop-timeout)");
+      std::string("Synchronous ") + api + " stopped: the " +
+          self->Overrun(false));
   if (error.IsEmpty()) return Local<Value>();
   self->SchedulePublish(context, error);
   return scope.Escape(error);
@@ -203,6 +203,18 @@ TimeoutInterrupt::Decision EventLoopTimeout::Check(uint64_t epoch) {
       reports_.load(std::memory_order_relaxed) == consumed_report_) {
     return TimeoutInterrupt::Decision::kDrop;
   }
+  // A turn that ran too long: for whichever promise reaction of the callback
+  // it named runs now, while the turn and that callback go on (a nextTick,
+  // timer or immediate that begins is a new callback: the report is
+  // dropped, never thrown into the queues' bookkeeping).
+  if (epoch == turn_report_epoch_.load(std::memory_order_acquire)) {
+    const uint32_t callback = watchdog_.callback_id();
+    if ((callback & 1) != 0 && static_cast<uint32_t>(epoch) == callback &&
+        (epoch >> 32) == watchdog_.turn()) {
+      return TimeoutInterrupt::Decision::kDeliver;
+    }
+    return TimeoutInterrupt::Decision::kDrop;
+  }
   // Still the callback that ran too long, and still running?
   if ((epoch & 1) != 0 && epoch == watchdog_.epoch())
     return TimeoutInterrupt::Decision::kDeliver;
@@ -237,14 +249,23 @@ Local<Object> EventLoopTimeout::NewError(Local<Context> context,
 Local<Value> EventLoopTimeout::CreateError(Isolate* isolate, uint64_t epoch) {
   EscapableHandleScope scope(isolate);
   Local<Context> context = env_->context();
-  Local<Object> error = NewError(
-      context,
-      "Callback ran longer than its budget of " +
-          std::to_string(reported_budget_ms_.load(std::memory_order_relaxed)) +
-          " ms (--event-loop-timeout)");
+  Local<Object> error = NewError(context, Overrun(true));
   if (error.IsEmpty()) return Local<Value>();
   SchedulePublish(context, error);
   return scope.Escape(error);
+}
+
+std::string EventLoopTimeout::Overrun(bool capital) const {
+  const std::string ms =
+      std::to_string(reported_budget_ms_.load(std::memory_order_relaxed));
+  if (reported_turn_.load(std::memory_order_relaxed)) {
+    return std::string(capital ? "T" : "t") +
+           "urn of the event loop ran longer than its budget of " + ms +
+           " ms (--event-loop-turn-timeout)";
+  }
+  return std::string(capital ? "C" : "c") +
+         "allback ran longer than its budget of " + ms +
+         " ms (--event-loop-timeout)";
 }
 
 bool StoppableSyncCall::ThrowIfStopped(Environment* env, const char* api) {

@@ -52,6 +52,11 @@ class EventLoopTimeout final : public v8::TimeoutInterrupt::Delegate {
   std::shared_ptr<v8::BackingStore> fields_store();
   void SetBudget(uint64_t budget_ms) { watchdog_.SetBudget(budget_ms); }
   uint64_t budget() const { return watchdog_.budget(); }
+  // --event-loop-turn-timeout (TimeoutWatchdog::SetTurnBudget()).
+  void SetTurnBudget(uint64_t budget_ms) {
+    watchdog_.SetTurnBudget(budget_ms);
+  }
+  uint64_t turn_budget() const { return watchdog_.turn_budget(); }
   uint64_t timeouts() const { return watchdog_.timeouts(); }
   // Set by JS when the feature is first used: the prototype of the
   // TimeoutErrors this creates, and publish(error, budgetMs), called once per
@@ -103,6 +108,9 @@ class EventLoopTimeout final : public v8::TimeoutInterrupt::Delegate {
   void SchedulePublish(v8::Local<v8::Context> context,
                        v8::Local<v8::Object> error);
   static void Cleanup(void* data);
+  // What the last report ran past, for messages: "callback ran longer than
+  // its budget of 100 ms (--event-loop-timeout)", or the turn's.
+  std::string Overrun(bool capital) const;
   // Drops one of the two owners: the Environment (through Cleanup()) and
   // the ArrayBuffer over the fields, if JS has one.
   void Release();
@@ -115,6 +123,9 @@ class EventLoopTimeout final : public v8::TimeoutInterrupt::Delegate {
   std::shared_ptr<v8::BackingStore> fields_store_;
   std::atomic<int> owners_{1};
   std::atomic<uint64_t> reported_budget_ms_{0};
+  std::atomic<bool> reported_turn_{false};  // the report was of a turn
+  // The epoch of the last turn report (TimeoutWatchdog::reporting_turn()).
+  std::atomic<uint64_t> turn_report_epoch_{0};
   // Timeouts reported by the watchdog; a report whose stopped call threw
   // its own TimeoutError is not thrown again by V8 (Check()).
   std::atomic<uint64_t> reports_{0};

@@ -21,6 +21,13 @@ uint32_t TimeoutWatchdog::BeginCallback() {
   return id;
 }
 
+uint32_t TimeoutWatchdog::BeginTurn() {
+  // Before the callback id: a watchdog that sees the new id sees the turn.
+  turn_.store(turn_.load(std::memory_order_relaxed) + 1,
+              std::memory_order_relaxed);
+  return BeginCallback();
+}
+
 void TimeoutWatchdog::EndCallback() {
   uint32_t id = fields_[kCallbackId].load(std::memory_order_relaxed);
   fields_[kCallbackId].store(id & ~1u, std::memory_order_release);

@@ -78,6 +78,14 @@ void TimeoutWatchdog::SetBudget(uint64_t budget_ms) {
     WakeIfSleeping();
 }
 
+void TimeoutWatchdog::SetTurnBudget(uint64_t budget_ms) {
+  turn_budget_ms_.store(budget_ms, std::memory_order_relaxed);
+  if (budget_ms != 0)
+    Start();
+  else
+    WakeIfSleeping();
+}
+
 void TimeoutWatchdog::Start() {
   uv_mutex_lock(&mutex_);
   if (!started_.load(std::memory_order_relaxed) && !stopping_) {
@@ -109,14 +117,26 @@ uint64_t TimeoutWatchdog::TickNs(uint64_t budget_ms) const {
                               10 * kNsPerMs);
 }
 
+// With mutex_ held, on the watchdog's thread; releases it for the call.
+void TimeoutWatchdog::Report(uint64_t id, uint64_t budget, bool turn) {
+  timeouts_.fetch_add(1, std::memory_order_relaxed);
+  reporting_turn_ = turn;
+  uv_mutex_unlock(&mutex_);
+  callback_(data_, id, budget);
+  uv_mutex_lock(&mutex_);
+  reporting_turn_ = false;
+}
+
 void TimeoutWatchdog::ThreadMain(void* arg) {
   static_cast<TimeoutWatchdog*>(arg)->Run();
 }
 
 void TimeoutWatchdog::Run() {
-  uint64_t seen_id = 0;   // the epoch sampled last
-  uint64_t seen_at = 0;   // when it was first seen running, or last reported
+  uint64_t seen_id = 0;    // the epoch sampled last
+  uint64_t seen_at = 0;    // when it was first seen running, or last reported
+  uint32_t seen_turn = 0;  // the turn sampled last
   uint64_t idle_since = uv_hrtime();
+  uint64_t turn_at = idle_since;  // when it was first seen, or last reported
 
   uv_mutex_lock(&mutex_);
   while (!stopping_) {
@@ -125,7 +145,9 @@ void TimeoutWatchdog::Run() {
         fields_[kCallbackId].load(std::memory_order_acquire);
     const bool running = callback & 1;
     const uint64_t id = progress() << 32 | callback;
+    const uint32_t turn = turn_.load(std::memory_order_relaxed);
     uint64_t budget = 0;
+    uint64_t turn_budget = 0;
 
     if (running) {
       idle_since = now;
@@ -134,26 +156,42 @@ void TimeoutWatchdog::Run() {
                                               std::memory_order_relaxed)
                : own == kNoBudget       ? 0
                                         : own;
+      const uint64_t turn_ms =
+          turn_budget_ms_.load(std::memory_order_relaxed);
+      if (own != kNoBudget && turn_ms != 0)
+        turn_budget = std::max(turn_ms, budget);
       if (id != seen_id) {
         seen_id = id;
         seen_at = now;
       } else if (budget != 0 && now - seen_at >= budget * kNsPerMs) {
         seen_at = now;  // Reported again one budget later if it goes on.
-        timeouts_.fetch_add(1, std::memory_order_relaxed);
-        uv_mutex_unlock(&mutex_);
-        callback_(data_, id, budget);
-        uv_mutex_lock(&mutex_);
+        Report(id, budget, false);
+        continue;
+      }
+      if (turn != seen_turn || turn_budget == 0) {
+        // A new turn, or a callback without a budget: not counted.
+        seen_turn = turn;
+        turn_at = now;
+      } else if (now - turn_at >= turn_budget * kNsPerMs) {
+        turn_at = now;  // Reported again one turn budget later.
+        seen_at = now;
+        Report(static_cast<uint64_t>(turn) << 32 | callback, turn_budget,
+               true);
         continue;
       }
     } else {
       seen_id = id;
+      seen_turn = turn;
+      turn_at = now;
     }
 
-    if (budget != 0) {
-      uv_cond_timedwait(&cond_, &mutex_, TickNs(budget));
+    if (budget != 0 || turn_budget != 0) {
+      uv_cond_timedwait(&cond_, &mutex_,
+                        TickNs(budget != 0 ? budget : turn_budget));
       continue;
     }
-    if (budget_ms_.load(std::memory_order_relaxed) == 0 ||
+    if ((budget_ms_.load(std::memory_order_relaxed) == 0 &&
+         turn_budget_ms_.load(std::memory_order_relaxed) == 0) ||
         (!running && now - idle_since >= kIdleBeforeSleepNs)) {
       // Nothing to time until the loop thread begins a callback (in C++, or
       // in JS, which wakes us when it sees kSleeping), sets a callback's
@@ -173,8 +211,12 @@ void TimeoutWatchdog::Run() {
       idle_since = uv_hrtime();
       continue;
     }
+    const uint64_t default_ms = budget_ms_.load(std::memory_order_relaxed);
     uv_cond_timedwait(
-        &cond_, &mutex_, TickNs(budget_ms_.load(std::memory_order_relaxed)));
+        &cond_, &mutex_,
+        TickNs(default_ms != 0
+                   ? default_ms
+                   : turn_budget_ms_.load(std::memory_order_relaxed)));
   }
   uv_mutex_unlock(&mutex_);
 }

@@ -34,6 +34,18 @@ namespace node {
 // thread sleeps until BeginCallback() or SetBudget() wakes it, so an idle
 // process costs nothing.
 //
+// A turn is what runs from the loop's entry into JS until the loop has
+// control again: the outermost callback and the nextTick callbacks and
+// promise reactions that follow it (BeginTurn() counts turns). Each of those
+// is a callback with a budget of its own, so a chain of short ones (an
+// `await` loop that never waits for I/O) would hold the loop for ever. With
+// a turn budget (--event-loop-turn-timeout) the callback running when its
+// turn has lasted that long is reported too, at most once a turn budget; the
+// turn budget is at least the running callback's own, and a callback with no
+// budget (kNoBudget) is not counted in its turn. A turn report names the
+// turn and the callback id, not the progress counter: it is for whichever
+// promise reaction of that callback runs when it arrives.
+//
 // Thread-safety: BeginCallback(), EndCallback() and SetCallbackBudget() on
 // the loop thread only; everything else on any thread.
 class TimeoutWatchdog {
@@ -69,11 +81,22 @@ class TimeoutWatchdog {
   void SetBudget(uint64_t budget_ms);
   uint64_t budget() const { return budget_ms_.load(std::memory_order_relaxed); }
 
+  // The budget of a turn in milliseconds; 0 (the default): turns are not
+  // timed. Starts the thread as SetBudget() does.
+  void SetTurnBudget(uint64_t budget_ms);
+  uint64_t turn_budget() const {
+    return turn_budget_ms_.load(std::memory_order_relaxed);
+  }
+
   // Loop thread: a new callback begins (possibly inside the one that ran
   // before it, e.g. a nextTick callback after the callback that queued it)
   // and ends. BeginCallback() returns the new callback's id.
   inline uint32_t BeginCallback();
   inline void EndCallback();
+  // Loop thread: the outermost callback of a new turn begins.
+  inline uint32_t BeginTurn();
+  // The turn's number, which BeginTurn() increments.
+  uint32_t turn() const { return turn_.load(std::memory_order_relaxed); }
   // Loop thread: the budget of the running callback, in ms, or
   // kUseDefaultBudget / kNoBudget. Reset by every BeginCallback().
   inline void SetCallbackBudget(uint32_t budget_ms);
@@ -97,6 +120,13 @@ class TimeoutWatchdog {
   // How many times the TimeoutCallback was called.
   uint64_t timeouts() const { return timeouts_.load(std::memory_order_relaxed); }
 
+  // Inside the TimeoutCallback only: whether it reports a turn past the turn
+  // budget rather than a callback past its own. The epoch is then the turn's
+  // number above the callback id (not the progress counter: the report is
+  // for whichever promise reaction of that callback runs when it arrives)
+  // and budget_ms is the turn's.
+  bool reporting_turn() const { return reporting_turn_; }
+
   // Stops the thread (if any) and waits for it. Idempotent; the destructor
   // calls it. No TimeoutCallback runs once Stop() returns.
   void Stop();
@@ -106,6 +136,7 @@ class TimeoutWatchdog {
   static void ThreadMain(void* arg);
   void Run();
   uint64_t TickNs(uint64_t budget_ms) const;
+  void Report(uint64_t id, uint64_t budget, bool turn);
   // The progress counter's low 32 bits (0 without one); any thread.
   inline uint64_t progress() const;
 
@@ -115,7 +146,11 @@ class TimeoutWatchdog {
   std::atomic<bool> started_{false};  // written under mutex_
 
   alignas(64) std::atomic<uint64_t> budget_ms_{0};
+  std::atomic<uint64_t> turn_budget_ms_{0};
   std::atomic<uint64_t> timeouts_{0};
+  // Written by the loop thread (BeginTurn()), read by the watchdog's thread.
+  std::atomic<uint32_t> turn_{0};
+  bool reporting_turn_ = false;  // the watchdog's thread only
   const intptr_t* progress_ = nullptr;
 
   const TimeoutCallback callback_;

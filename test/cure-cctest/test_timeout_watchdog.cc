@@ -62,8 +62,10 @@ class Reports {
  public:
   static void OnTimeout(void* data, uint64_t id, uint64_t budget_ms) {
     auto* self = static_cast<Reports*>(data);
+    const bool turn = self->watchdog != nullptr &&
+                      self->watchdog->reporting_turn();
     std::lock_guard<std::mutex> lock(self->mutex_);
-    self->entries_.push_back({id, budget_ms, Clock::now()});
+    self->entries_.push_back({id, budget_ms, Clock::now(), turn});
     self->cond_.notify_all();
   }
 
@@ -71,7 +73,11 @@ class Reports {
     uint64_t id;
     uint64_t budget_ms;
     Clock::time_point at;
+    bool turn;  // TimeoutWatchdog::reporting_turn()
   };
+
+  // The watchdog whose reports these are, to ask reporting_turn().
+  TimeoutWatchdog* watchdog = nullptr;
 
   // Waits for the n-th report (1-based) at most `ms`.
   bool WaitFor(size_t n, int64_t ms) {
@@ -98,6 +104,8 @@ class Reports {
 
 class TimeoutWatchdogTest : public ::testing::Test {
  protected:
+  TimeoutWatchdogTest() { reports_.watchdog = &watchdog_; }
+
   Reports reports_;
   TimeoutWatchdog watchdog_{Reports::OnTimeout, &reports_};
 };
@@ -298,6 +306,79 @@ TEST_F(TimeoutWatchdogTest, ACallbackBegunInsideARunningOneIsTimedAfresh) {
                                                                   restart)
                 .count(),
             kBudget);
+}
+
+TEST_F(TimeoutWatchdogTest, ATurnOfShortReactionsIsReportedAsATurn) {
+  // An await loop: one callback whose promise reactions (progress) are each
+  // short, in one turn that never ends.
+  intptr_t progress = 0;
+  watchdog_.SetProgressCounter(&progress);
+  watchdog_.SetBudget(100);
+  watchdog_.SetTurnBudget(60);
+  const auto start = Clock::now();
+  const uint32_t id = watchdog_.BeginTurn();
+  const uint32_t turn = watchdog_.turn();
+  while (reports_.size() == 0 && MsSince(start) < 60 + 2000) {
+    __atomic_fetch_add(&progress, 1, __ATOMIC_RELAXED);
+    SleepMs(1);
+  }
+  watchdog_.EndCallback();
+  ASSERT_GE(reports_.size(), 1u);
+  const auto report = reports_.at(0);
+  EXPECT_TRUE(report.turn);
+  EXPECT_EQ(report.budget_ms, 60u);
+  EXPECT_EQ(report.id, uint64_t{turn} << 32 | id);
+  const int64_t after = std::chrono::duration_cast<std::chrono::milliseconds>(
+                            report.at - start)
+                            .count();
+  std::printf("turn reported after %lld ms\n", static_cast<long long>(after));
+  EXPECT_GE(after, 60);
+}
+
+TEST_F(TimeoutWatchdogTest, ShortTurnsNeverReport) {
+  constexpr int64_t kTurnBudget = 50;
+  watchdog_.SetTurnBudget(kTurnBudget);
+  const auto start = Clock::now();
+  while (MsSince(start) < 8 * kTurnBudget) {
+    watchdog_.BeginTurn();
+    for (int i = 0; i < 100; i++) watchdog_.BeginCallback();  // ticks
+    watchdog_.EndCallback();
+    SleepMs(1);
+  }
+  EXPECT_EQ(reports_.size(), 0u);
+}
+
+TEST_F(TimeoutWatchdogTest, ACallbackWithNoBudgetIsNotCountedInItsTurn) {
+  watchdog_.SetTurnBudget(30);
+  watchdog_.BeginTurn();
+  watchdog_.SetCallbackBudget(TimeoutWatchdog::kNoBudget);
+  SleepMs(150);
+  EXPECT_EQ(reports_.size(), 0u);
+  // The turn's next callback has a budget: the turn is timed from there.
+  const auto restart = Clock::now();
+  watchdog_.BeginCallback();
+  ASSERT_TRUE(reports_.WaitFor(1, 30 + 1000));
+  watchdog_.EndCallback();
+  EXPECT_TRUE(reports_.at(0).turn);
+  EXPECT_GE(std::chrono::duration_cast<std::chrono::milliseconds>(
+                reports_.at(0).at - restart)
+                .count(),
+            30);
+}
+
+TEST_F(TimeoutWatchdogTest, ALongerOwnBudgetIsTheTurnsToo) {
+  intptr_t progress = 0;
+  watchdog_.SetProgressCounter(&progress);
+  watchdog_.SetTurnBudget(30);
+  watchdog_.BeginTurn();
+  watchdog_.SetCallbackBudget(400);  // runWithEventLoopTimeout(400, ...)
+  const auto start = Clock::now();
+  while (MsSince(start) < 150) {
+    __atomic_fetch_add(&progress, 1, __ATOMIC_RELAXED);
+    SleepMs(1);
+  }
+  watchdog_.EndCallback();
+  EXPECT_EQ(reports_.size(), 0u);
 }
 
 TEST_F(TimeoutWatchdogTest, NoReportAfterStop) {

@@ -126,14 +126,21 @@ function enable() {
   callbackState.enabled = true;
 }
 
-// At startup on every thread (pre-execution): applies --event-loop-timeout.
+// At startup on every thread (pre-execution): applies --event-loop-timeout
+// and --event-loop-turn-timeout.
 function setupEventLoopTimeout() {
   const { getOptionValue } = require('internal/options');
   // Validated at startup (src/node_options.cc).
   const ms = NumberParseInt(getOptionValue('--event-loop-timeout'), 10);
+  const turnMs =
+    NumberParseInt(getOptionValue('--event-loop-turn-timeout'), 10);
   if (ms > 0) {
     enable();
     internalBinding('cure').setEventLoopTimeout(ms);
+  }
+  if (turnMs > 0) {
+    enable();
+    internalBinding('cure').setEventLoopTurnTimeout(turnMs);
   }
 }
 
