@@ -56,6 +56,10 @@ void EventLoopTimeout::RestartOutermostCallback(Environment* env) {
 
 EventLoopTimeout::EventLoopTimeout(Environment* env)
     : env_(env), isolate_(env->isolate()), watchdog_(OnTimeout, this) {
+  {
+    v8::HandleScope scope(isolate_);
+    microtask_queue_ = env->context()->GetMicrotaskQueue();
+  }
   watchdog_.SetProgressCounter(TimeoutInterrupt::MicrotaskCounter(isolate_));
   TimeoutInterrupt::SetDelegate(isolate_, this);
   env->set_callback_watchdog(&watchdog_);
@@ -113,10 +117,13 @@ void EventLoopTimeout::OnTimeout(void* data,
                                  uint64_t epoch,
                                  uint64_t budget_ms) {
   auto* self = static_cast<EventLoopTimeout*>(data);
-  self->reported_budget_ms_.store(budget_ms, std::memory_order_relaxed);
-  const bool turn = self->watchdog_.reporting_turn();
-  self->reported_turn_.store(turn, std::memory_order_relaxed);
-  if (turn) self->turn_report_epoch_.store(epoch, std::memory_order_release);
+  if (self->watchdog_.reporting_turn()) {
+    self->reported_turn_budget_ms_.store(budget_ms,
+                                         std::memory_order_relaxed);
+    self->turn_report_epoch_.store(epoch, std::memory_order_release);
+  } else {
+    self->reported_budget_ms_.store(budget_ms, std::memory_order_relaxed);
+  }
   self->reports_.fetch_add(1, std::memory_order_relaxed);
   // V8 first: when a stopped call returns, the TimeoutError is armed, so
   // that JS which goes on after it (a partial write) is stopped too.
@@ -162,7 +169,7 @@ Local<Value> EventLoopTimeout::StoppedCallError(Environment* env,
   Local<Object> error = self->NewError(
       context,
       std::string("Synchronous ") + api + " stopped: the " +
-          self->Overrun(false));
+          self->Overrun(false, false));
   if (error.IsEmpty()) return Local<Value>();
   self->SchedulePublish(context, error);
   return scope.Escape(error);
@@ -204,13 +211,23 @@ TimeoutInterrupt::Decision EventLoopTimeout::Check(uint64_t epoch) {
     return TimeoutInterrupt::Decision::kDrop;
   }
   // A turn that ran too long: for whichever promise reaction of the callback
-  // it named runs now, while the turn and that callback go on (a nextTick,
-  // timer or immediate that begins is a new callback: the report is
-  // dropped, never thrown into the queues' bookkeeping).
+  // it named runs now, while the turn and that callback go on. Only inside
+  // a reaction (V8 runs microtasks): Node's own code runs under a live
+  // callback id between the callbacks of the queues (ticks, timers,
+  // immediates), and a callback of those may not be the one that holds the
+  // loop; V8 itself never throws it between two reactions (CanThrowHere()).
+  // Nor into a reaction run with no budget or a longer one of its own
+  // (runWithEventLoopTimeout()).
   if (epoch == turn_report_epoch_.load(std::memory_order_acquire)) {
     const uint32_t callback = watchdog_.callback_id();
+    const uint32_t own =
+        watchdog_.fields()[TimeoutWatchdog::kCallbackBudget];
     if ((callback & 1) != 0 && static_cast<uint32_t>(epoch) == callback &&
-        (epoch >> 32) == watchdog_.turn()) {
+        (epoch >> 32) == watchdog_.turn() && microtask_queue_ != nullptr &&
+        microtask_queue_->IsRunningMicrotasks() &&
+        (own == TimeoutWatchdog::kUseDefaultBudget ||
+         (own != TimeoutWatchdog::kNoBudget &&
+          own <= reported_turn_budget_ms_.load(std::memory_order_relaxed)))) {
       return TimeoutInterrupt::Decision::kDeliver;
     }
     return TimeoutInterrupt::Decision::kDrop;
@@ -249,16 +266,22 @@ Local<Object> EventLoopTimeout::NewError(Local<Context> context,
 Local<Value> EventLoopTimeout::CreateError(Isolate* isolate, uint64_t epoch) {
   EscapableHandleScope scope(isolate);
   Local<Context> context = env_->context();
-  Local<Object> error = NewError(context, Overrun(true));
+  Local<Object> error = NewError(
+      context,
+      Overrun(true,
+              epoch == turn_report_epoch_.load(std::memory_order_acquire)));
   if (error.IsEmpty()) return Local<Value>();
   SchedulePublish(context, error);
   return scope.Escape(error);
 }
 
-std::string EventLoopTimeout::Overrun(bool capital) const {
+std::string EventLoopTimeout::Overrun(bool capital, bool turn) const {
   const std::string ms =
-      std::to_string(reported_budget_ms_.load(std::memory_order_relaxed));
-  if (reported_turn_.load(std::memory_order_relaxed)) {
+      std::to_string(turn ? reported_turn_budget_ms_.load(
+                                std::memory_order_relaxed)
+                          : reported_budget_ms_.load(
+                                std::memory_order_relaxed));
+  if (turn) {
     return std::string(capital ? "T" : "t") +
            "urn of the event loop ran longer than its budget of " + ms +
            " ms (--event-loop-turn-timeout)";

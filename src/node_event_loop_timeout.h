@@ -108,9 +108,10 @@ class EventLoopTimeout final : public v8::TimeoutInterrupt::Delegate {
   void SchedulePublish(v8::Local<v8::Context> context,
                        v8::Local<v8::Object> error);
   static void Cleanup(void* data);
-  // What the last report ran past, for messages: "callback ran longer than
-  // its budget of 100 ms (--event-loop-timeout)", or the turn's.
-  std::string Overrun(bool capital) const;
+  // What a report ran past, for messages: "callback ran longer than its
+  // budget of 100 ms (--event-loop-timeout)", or, for a turn report, the
+  // turn's.
+  std::string Overrun(bool capital, bool turn) const;
   // Drops one of the two owners: the Environment (through Cleanup()) and
   // the ArrayBuffer over the fields, if JS has one.
   void Release();
@@ -122,8 +123,11 @@ class EventLoopTimeout final : public v8::TimeoutInterrupt::Delegate {
   v8::Global<v8::Function> publish_;
   std::shared_ptr<v8::BackingStore> fields_store_;
   std::atomic<int> owners_{1};
+  // The context's queue, to tell whether V8 runs promise reactions (turn
+  // reports are delivered only there; Check()).
+  v8::MicrotaskQueue* microtask_queue_ = nullptr;
   std::atomic<uint64_t> reported_budget_ms_{0};
-  std::atomic<bool> reported_turn_{false};  // the report was of a turn
+  std::atomic<uint64_t> reported_turn_budget_ms_{0};  // of turn reports
   // The epoch of the last turn report (TimeoutWatchdog::reporting_turn()).
   std::atomic<uint64_t> turn_report_epoch_{0};
   // Timeouts reported by the watchdog; a report whose stopped call threw

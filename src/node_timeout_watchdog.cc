@@ -165,6 +165,7 @@ void TimeoutWatchdog::Run() {
         seen_at = now;
       } else if (budget != 0 && now - seen_at >= budget * kNsPerMs) {
         seen_at = now;  // Reported again one budget later if it goes on.
+        turn_at = now;  // Not followed by a turn report a tick later.
         Report(id, budget, false);
         continue;
       }

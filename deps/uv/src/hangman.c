@@ -56,6 +56,7 @@ struct uv__hangman_entry {
   uv_thread_t thread;
   uint64_t next_signal;
   uint64_t interval;
+  const _Atomic int* held;  /* set while the work holds the signal */
   unsigned int join:1;      /* left the pool: join it when it returns */
   unsigned int quiet:1;     /* stop signalling */
   unsigned int returned:1;  /* about to exit: join it */
@@ -163,15 +164,25 @@ void uv__hangman_prepare_thread(void) {
  * held is the one prepare_thread() unblocked on this thread, which does not
  * change while a task runs (prepare_thread() runs between tasks). */
 int uv_threadpool_set_interruptible(int on) {
+  _Atomic int* flag;
   sigset_t set;
   int was;
 
   was = !uv__hangman_held;
-  if (uv__hangman_unblocked == 0 || was == (on != 0))
+  flag = uv__tpm_held_flag();
+  if (uv__hangman_unblocked == 0 || flag == NULL || was == (on != 0))
     return was;
   sigemptyset(&set);
   sigaddset(&set, uv__hangman_unblocked);
-  pthread_sigmask(on ? SIG_UNBLOCK : SIG_BLOCK, &set, NULL);
+  /* Held: first blocked, then flagged for the Hangman; let in: the other
+   * way round. A signal sent in between stays pending (one instance). */
+  if (!on) {
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    atomic_store_explicit(flag, 1, memory_order_relaxed);
+  } else {
+    atomic_store_explicit(flag, 0, memory_order_relaxed);
+    pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+  }
   uv__hangman_held = !on;
   return was;
 }
@@ -181,7 +192,10 @@ static void uv__hangman_kill(struct uv__hangman_entry* e, uint64_t now) {
   int signo;
 
   signo = uv__hangman_signo;
-  if (signo > 0)
+  /* Not while the work holds the signal: blocked real-time signals queue,
+   * one per send, and would use up the user's RLIMIT_SIGPENDING. */
+  if (signo > 0 &&
+      (e->held == NULL || !atomic_load_explicit(e->held, memory_order_relaxed)))
     pthread_kill(e->thread, signo);
   e->next_signal = now + e->interval;
   e->interval *= 2;
@@ -228,7 +242,8 @@ int uv__hangman_can_adopt(void) {
 
 
 struct uv__hangman_entry* uv__hangman_adopt(const uv_thread_t* tid,
-                                            int join) {
+                                            int join,
+                                            const _Atomic int* held) {
   struct uv__hangman_entry* e;
 
   if (join) {
@@ -247,6 +262,7 @@ struct uv__hangman_entry* uv__hangman_adopt(const uv_thread_t* tid,
   }
 
   e->thread = *tid;
+  e->held = held;
   e->join = join != 0;
   e->quiet = 0;
   e->returned = 0;

@@ -254,7 +254,7 @@ int uv_priority_work(uv_priority_work_t* req,
     atomic_store_explicit(&ex->stop, 1, memory_order_release);
     if (err == UV_ETIMEDOUT)
       uv__tpm_timed_out++;
-    ex->hm = uv__hangman_adopt(&ex->thread, 1);
+    ex->hm = uv__hangman_adopt(&ex->thread, 1, NULL);
   }
 
   uv_mutex_unlock(&uv__tpm_mutex);

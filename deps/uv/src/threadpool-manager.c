@@ -163,6 +163,7 @@ struct uv__tpm_slot {
   unsigned int signal_gen;           /* owner: see uv__hangman_signal_gen */
   uv_thread_t thread;                /* owner */
   uint64_t seen;                     /* watchdog: seq at its last scan */
+  _Atomic int held;                  /* owner writes: signal held (Hangman) */
   struct uv__queue link;             /* in uv__tpm_slots, under the lock */
   void* mem;                         /* what uv__free() takes */
 };
@@ -510,7 +511,7 @@ static void uv__tpm_time_out(struct uv__tpm_slot* s, struct uv__tpm_task* t) {
       0 == uv__threadpool_replace(&t->thread, slow_io)) {
     t->status = UV_ETIMEDOUT;
     t->abandoned = 1;
-    t->hm = uv__hangman_adopt(&t->thread, 1);
+    t->hm = uv__hangman_adopt(&t->thread, 1, &s->held);
   } else {
     /* Too many abandoned threads (or no thread to start): report it, keep
      * the thread, and hurry its work along with the interrupt signal. */
@@ -518,7 +519,7 @@ static void uv__tpm_time_out(struct uv__tpm_slot* s, struct uv__tpm_task* t) {
     t->kept = 1;
     uv__tpm_kept++;
     uv__tpm_cap_hits++;
-    t->hm = uv__hangman_adopt(&t->thread, 0);
+    t->hm = uv__hangman_adopt(&t->thread, 0, &s->held);
   }
 
   word = atomic_load_explicit(&s->word, memory_order_relaxed);
@@ -750,6 +751,11 @@ static void uv__tpm_watchdog(void* arg) {
       uv_cond_timedwait(&uv__tpm_wd_cond, &uv__tpm_mutex, next - now);
   }
   uv_mutex_unlock(&uv__tpm_mutex);
+}
+
+
+_Atomic int* uv__tpm_held_flag(void) {
+  return uv__tpm_slot != NULL ? &uv__tpm_slot->held : NULL;
 }
 
 

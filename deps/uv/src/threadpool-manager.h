@@ -103,11 +103,19 @@ int uv__threadpool_flush_stalled(unsigned int stuck,
 struct uv__hangman_entry;
 int uv__hangman_can_adopt(void);
 void uv__hangman_init_limit(void);  /* takes the lock */
-struct uv__hangman_entry* uv__hangman_adopt(const uv_thread_t* tid, int join);
+/* `held`: the thread's flag set while its work holds the interrupt signal
+ * (uv_threadpool_set_interruptible(0)); NULL if it never does. It must stay
+ * valid until uv__hangman_release(). */
+struct uv__hangman_entry* uv__hangman_adopt(const uv_thread_t* tid, int join,
+                                            const _Atomic int* held);
 void uv__hangman_release(struct uv__hangman_entry* e, int returned);
 uint64_t uv__hangman_tick(uint64_t now, struct uv__queue* to_join);
 void uv__hangman_join(struct uv__queue* to_join);
 void uv__hangman_prepare_thread(void);
+
+/* threadpool-manager.c: the calling thread's flag for `held` above (in its
+ * slot), or NULL outside a pool thread that ran timed work. */
+_Atomic int* uv__tpm_held_flag(void);
 void uv__hangman_stats(uv_threadpool_stats_t* stats);
 void uv__hangman_atfork(void);
 /* Bumped when the interrupt signal changes: workers unblock the new one

@@ -5,13 +5,13 @@
 #include "src/execution/timeout-interrupt.h"
 
 #include <unordered_map>
-#include <vector>
 
 #include "include/v8-timeout-interrupt.h"
 #include "src/api/api-inl.h"
 #include "src/base/platform/mutex.h"
 #include "src/common/assert-scope.h"
 #include "src/execution/frames-inl.h"
+#include "src/objects/deoptimization-data-inl.h"
 #include "src/execution/isolate.h"
 #include "src/execution/microtask-queue.h"
 #include "src/objects/contexts-inl.h"
@@ -36,45 +36,59 @@ bool IsPromiseHook(Tagged<JSFunction> function) {
          object == context->promise_hook_resolve_function();
 }
 
-// Whether `frame` is stopped at its function's entry check.
+// Whether `frame` is stopped at its function's entry check. Allocation
+// free: for optimized code, from the deoptimization data of the call site
+// (a site without is treated as an entry: nothing is thrown there anyway).
 bool AtFunctionEntry(JavaScriptFrame* frame) {
   if (frame->is_unoptimized()) {
     return UnoptimizedFrame::cast(frame)->GetBytecodeOffset() ==
            kFunctionEntryBytecodeOffset;
   }
-  std::vector<FrameSummary> summaries;
-  frame->Summarize(&summaries);
-  return !summaries.empty() &&
-         summaries.back().code_offset() == kFunctionEntryBytecodeOffset;
+  if (frame->LookupCode()->kind() == CodeKind::BUILTIN) return false;
+  int deopt_index = SafepointEntry::kNoDeoptIndex;
+  Tagged<DeoptimizationData> data =
+      static_cast<OptimizedFrame*>(frame)->GetDeoptimizationData(
+          &deopt_index);
+  if (deopt_index == SafepointEntry::kNoDeoptIndex) return true;
+  return data->GetBytecodeOffsetOrBuiltinContinuationId(deopt_index) ==
+         BytecodeOffset(kFunctionEntryBytecodeOffset);
+}
+
+// Whether the innermost activation (the frames since the last entry from
+// C++, such as the microtask runner's call of one reaction) runs code from a
+// script, past the entry check of a generator or async function being
+// resumed. If not (only the microtask runner between two reactions, or the
+// builtin that resumes an async function after an `await`, or the entry
+// check of that function, which comes before its own handlers), nothing
+// there could catch the exception and the reaction would be lost, its chain
+// never settled: the timeout waits for the next check in script code.
+bool InScriptCode(Isolate* isolate) {
+  for (StackFrameIterator it(isolate); !it.done(); it.Advance()) {
+    StackFrame* frame = it.frame();
+    if (frame->is_entry() || frame->is_construct_entry()) return false;
+    if (!frame->is_java_script()) continue;
+    JavaScriptFrame* js = JavaScriptFrame::cast(frame);
+    Tagged<SharedFunctionInfo> shared = js->function()->shared();
+    if (!IsScript(shared->script())) continue;
+    return !(IsResumableFunction(shared->kind()) && AtFunctionEntry(js));
+  }
+  return false;
 }
 
 // Whether an exception thrown now can unwind the stack to the code that ran
-// too long. Not from a promise hook: the timeout waits until the hook
-// returned, to the code that created the promise, or, after a reaction, to
-// the end of the microtask, where the delegate drops it. Nor from an
-// optimized frame stopped at a call that TurboFan emitted without
-// deoptimization data, one it assumes cannot throw (such as a call of the
-// StringIndexOf builtin): that frame can neither be summarized for the
-// error's stack trace (a fatal error) nor reach its own catch blocks; the
-// timeout waits for the next check there. Nor without a frame of code from
-// a script (only the microtask runner, or a builtin such as the closure
-// that resumes an async function after an `await`): nothing could catch it
-// and the reaction would be lost, its chain never settled; the timeout
-// waits for the next reaction's code. Nor at the entry check of a
-// generator or async function being resumed: that check comes before the
-// function's own handlers (an async function's implicit catch), so the
-// exception would leave it unsettled; the timeout waits for its next check.
+// too long: in script code (InScriptCode()), and not from a promise hook:
+// the timeout waits until the hook returned, to the code that created the
+// promise, or, after a reaction, to the end of the microtask, where the
+// delegate drops it. Nor from an optimized frame stopped at a call that
+// TurboFan emitted without deoptimization data, one it assumes cannot throw
+// (such as a call of the StringIndexOf builtin): that frame can neither be
+// summarized for the error's stack trace (a fatal error) nor reach its own
+// catch blocks; the timeout waits for the next check there. When it says
+// no, ShouldAbort() stops saying yes for that request (Entry::refused), so
+// that a polling builtin does not start over for ever.
 bool CanThrowHere(Isolate* isolate) {
-  bool script_frame = false;
   for (JavaScriptStackFrameIterator it(isolate); !it.done(); it.Advance()) {
     JavaScriptFrame* frame = it.frame();
-    Tagged<SharedFunctionInfo> shared = frame->function()->shared();
-    if (!script_frame && IsScript(shared->script())) {
-      if (IsResumableFunction(shared->kind()) && AtFunctionEntry(frame)) {
-        return false;
-      }
-      script_frame = true;
-    }
     if (IsPromiseHook(frame->function())) return false;
     if (!frame->is_optimized() ||
         frame->LookupCode()->kind() == CodeKind::BUILTIN) {
@@ -84,7 +98,7 @@ bool CanThrowHere(Isolate* isolate) {
     static_cast<OptimizedFrame*>(frame)->GetDeoptimizationData(&deopt_index);
     if (deopt_index == SafepointEntry::kNoDeoptIndex) return false;
   }
-  return script_frame;
+  return InScriptCode(isolate);
 }
 
 }  // namespace
@@ -99,6 +113,11 @@ class TimeoutInterruptTable final : public AllStatic {
     v8::TimeoutInterrupt::Delegate* delegate = nullptr;
     bool pending = false;
     uint64_t epoch = 0;
+    // Deliver() found that `epoch` could not be thrown where it was due
+    // (CanThrowHere()): ShouldAbort() no longer stops polling builtins for
+    // it, which would start over for ever; it is thrown at the next check
+    // in script code.
+    bool refused = false;
   };
 
   static base::Mutex& mutex() { return Get().mutex; }
@@ -112,6 +131,7 @@ class TimeoutInterruptTable final : public AllStatic {
       entry.pending = true;
       TimeoutInterrupts::pending_.fetch_add(1, std::memory_order_relaxed);
     }
+    if (entry.epoch != epoch) entry.refused = false;
     entry.epoch = epoch;
   }
 
@@ -122,6 +142,7 @@ class TimeoutInterruptTable final : public AllStatic {
 
   // Under mutex(): forgets the request of `entry` if it is pending.
   static void Clear(Entry& entry) {
+    entry.refused = false;
     if (!entry.pending) return;
     entry.pending = false;
     TimeoutInterrupts::pending_.fetch_sub(1, std::memory_order_relaxed);
@@ -162,10 +183,14 @@ bool TimeoutInterrupts::ShouldAbort(Isolate* isolate) {
     base::MutexGuard guard(&TimeoutInterruptTable::mutex());
     auto& entries = TimeoutInterruptTable::entries();
     auto it = entries.find(isolate);
-    if (it == entries.end() || !it->second.pending) return false;
+    if (it == entries.end() || !it->second.pending || it->second.refused) {
+      return false;
+    }
     delegate = it->second.delegate;
     epoch = it->second.epoch;
   }
+  // No stack walk here: this runs inside fast C calls that have no exit
+  // frame to walk from.
   return delegate->Check(epoch) == v8::TimeoutInterrupt::Decision::kDeliver;
 }
 
@@ -212,9 +237,17 @@ Tagged<Object> TimeoutInterrupts::Deliver(Isolate* isolate) {
   }
 
   const v8::TimeoutInterrupt::Decision decision = delegate->Check(epoch);
-  if (decision == v8::TimeoutInterrupt::Decision::kDefer ||
-      (decision == v8::TimeoutInterrupt::Decision::kDeliver &&
-       !CanThrowHere(isolate))) {
+  if (decision == v8::TimeoutInterrupt::Decision::kDefer) {
+    return ReadOnlyRoots(isolate).undefined_value();
+  }
+  if (decision == v8::TimeoutInterrupt::Decision::kDeliver &&
+      !CanThrowHere(isolate)) {
+    base::MutexGuard guard(&TimeoutInterruptTable::mutex());
+    auto& entries = TimeoutInterruptTable::entries();
+    auto it = entries.find(isolate);
+    if (it != entries.end() && it->second.epoch == epoch) {
+      it->second.refused = true;
+    }
     return ReadOnlyRoots(isolate).undefined_value();
   }
   {
