@@ -30,6 +30,19 @@ namespace {
 // The Environment's instance. One per Environment: Environments are keyed by
 // their isolate in V8's table, and Node runs one Environment per isolate.
 thread_local EventLoopTimeout* current = nullptr;
+
+// A TimeoutError was thrown into the running callback, which may go on (it
+// catches it, or a library's error handling runs): its next one comes one
+// budget after this one, not one budget after the watchdog's last report,
+// which a long builtin or call may have delayed (the next would then be
+// thrown at once, into the code handling the first, often outside any
+// catch). Timed afresh as a callback of its own, with the budget it had.
+void RestartAfterThrow(TimeoutWatchdog* watchdog) {
+  if ((watchdog->callback_id() & 1) == 0) return;
+  const uint32_t own = watchdog->fields()[TimeoutWatchdog::kCallbackBudget];
+  watchdog->BeginCallback();
+  watchdog->SetCallbackBudget(own);
+}
 }  // namespace
 
 EventLoopTimeout* EventLoopTimeout::From(Environment* env) {
@@ -171,6 +184,7 @@ Local<Value> EventLoopTimeout::StoppedCallError(Environment* env,
       std::string("Synchronous ") + api + " stopped: the " +
           self->Overrun(false, false));
   if (error.IsEmpty()) return Local<Value>();
+  RestartAfterThrow(&self->watchdog_);
   self->SchedulePublish(context, error);
   return scope.Escape(error);
 }
@@ -271,6 +285,7 @@ Local<Value> EventLoopTimeout::CreateError(Isolate* isolate, uint64_t epoch) {
       Overrun(true,
               epoch == turn_report_epoch_.load(std::memory_order_acquire)));
   if (error.IsEmpty()) return Local<Value>();
+  RestartAfterThrow(&watchdog_);
   SchedulePublish(context, error);
   return scope.Escape(error);
 }

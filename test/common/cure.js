@@ -124,8 +124,31 @@ function deriveWithoutOptions(derive, cases) {
   return expected;
 }
 
+// Runs `file` again as a child (`child` and `args` after it) in a pool that
+// stalls at once: one worker (UV_THREADPOOL_SIZE=1), no abandoned thread
+// allowed (UV_THREADPOOL_ABANDONED_LIMIT=0), --threadpool-timeout=50; fails
+// unless it exits with 0.
+function runInStallingPool(file, ...args) {
+  const child = spawnSync(
+    process.execPath,
+    ['--threadpool-timeout=50', file, 'child', ...args],
+    {
+      encoding: 'utf8',
+      timeout: 60000,
+      env: {
+        ...process.env,
+        UV_THREADPOOL_SIZE: '1',
+        UV_THREADPOOL_ABANDONED_LIMIT: '0',
+      },
+    });
+  assert.strictEqual(child.error, undefined, `${child.error}`);
+  assert.strictEqual(child.status, 0,
+                     `stdout: ${child.stdout}\nstderr: ${child.stderr}`);
+}
+
 module.exports = {
   assertInterrupted,
+  runInStallingPool,
   deriveWithoutOptions,
   assertThreadpoolTimeout,
   checkBudgetOption,

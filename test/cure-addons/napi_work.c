@@ -92,20 +92,29 @@ static void Execute(napi_env env, void* data) {
   atomic_fetch_sub(&baton->instance->running, 1);
 }
 
-/* On the loop's thread. While the Environment tears down, calling into JS
- * may fail: then cb is not called, and the work is still freed. */
+/* On the loop's thread: calls `cb` with `argc` int32 arguments and
+ * releases it and `work`. While the Environment tears down, calling into
+ * JS may fail: then cb is not called, and the work is still deleted. */
+static void CallBackAndDelete(napi_env env, napi_ref cb_ref,
+                              napi_async_work work, size_t argc,
+                              const int32_t* values) {
+  napi_value cb, global, argv[3];
+  size_t i;
+  int ok = argc <= 3 &&
+           napi_get_reference_value(env, cb_ref, &cb) == napi_ok &&
+           napi_get_global(env, &global) == napi_ok;
+  for (i = 0; ok && i < argc; i++)
+    ok = napi_create_int32(env, values[i], &argv[i]) == napi_ok;
+  if (ok) napi_call_function(env, global, cb, argc, argv, NULL);
+  napi_delete_reference(env, cb_ref);
+  napi_delete_async_work(env, work);
+}
+
 static void Complete(napi_env env, napi_status status, void* data) {
   baton_t* baton = data;
-  napi_value cb, global, argv[2];
-  if (napi_get_reference_value(env, baton->cb, &cb) == napi_ok &&
-      napi_get_global(env, &global) == napi_ok &&
-      napi_create_int32(env, (int32_t) status, &argv[0]) == napi_ok &&
-      napi_create_int32(env, atomic_load(&baton->instance->value),
-                        &argv[1]) == napi_ok) {
-    napi_call_function(env, global, cb, 2, argv, NULL);
-  }
-  napi_delete_reference(env, baton->cb);
-  napi_delete_async_work(env, baton->work);
+  const int32_t values[] = { (int32_t) status,
+                             atomic_load(&baton->instance->value) };
+  CallBackAndDelete(env, baton->cb, baton->work, 2, values);
   free(baton);
 }
 
@@ -155,16 +164,8 @@ static void ExecuteRead(napi_env env, void* data) {
 
 static void CompleteRead(napi_env env, napi_status status, void* data) {
   read_baton_t* baton = data;
-  napi_value cb, global, argv[3];
-  if (napi_get_reference_value(env, baton->cb, &cb) == napi_ok &&
-      napi_get_global(env, &global) == napi_ok &&
-      napi_create_int32(env, (int32_t) status, &argv[0]) == napi_ok &&
-      napi_create_int32(env, baton->n, &argv[1]) == napi_ok &&
-      napi_create_int32(env, baton->error, &argv[2]) == napi_ok) {
-    napi_call_function(env, global, cb, 3, argv, NULL);
-  }
-  napi_delete_reference(env, baton->cb);
-  napi_delete_async_work(env, baton->work);
+  const int32_t values[] = { (int32_t) status, baton->n, baton->error };
+  CallBackAndDelete(env, baton->cb, baton->work, 3, values);
   free(baton);
 }
 

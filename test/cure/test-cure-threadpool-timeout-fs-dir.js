@@ -13,10 +13,10 @@
 // (test/cure-addons/napi_work.c).
 const common = require('../common');
 const assert = require('assert');
-const { spawnSync } = require('child_process');
 const fs = require('fs');
 const tmpdir = require('../common/tmpdir');
 const { load } = require('../cure-addons/load');
+const { runInStallingPool } = require('../common/cure');
 
 if (process.argv[2] === 'child') {
   const addon = load('napi_work');
@@ -73,18 +73,4 @@ tmpdir.refresh();
 const dirPath = tmpdir.resolve('dir');
 fs.mkdirSync(dirPath);
 for (let i = 0; i < 3000; i++) fs.writeFileSync(`${dirPath}/f${i}`, '');
-const child = spawnSync(
-  process.execPath,
-  ['--threadpool-timeout=50', __filename, 'child', dirPath],
-  {
-    encoding: 'utf8',
-    timeout: 60000,
-    env: {
-      ...process.env,
-      UV_THREADPOOL_SIZE: '1',
-      UV_THREADPOOL_ABANDONED_LIMIT: '0',
-    },
-  });
-assert.strictEqual(child.error, undefined, `${child.error}`);
-assert.strictEqual(child.status, 0,
-                   `stdout: ${child.stdout}\nstderr: ${child.stderr}`);
+runInStallingPool(__filename, dirPath);

@@ -11,9 +11,9 @@
 // (test/cure-addons/napi_work.c).
 const common = require('../common');
 const assert = require('assert');
-const { spawnSync } = require('child_process');
 const fs = require('fs');
 const { load } = require('../cure-addons/load');
+const { runInStallingPool } = require('../common/cure');
 
 if (process.argv[2] === 'child') {
   const cure = require('node:cure');
@@ -54,18 +54,4 @@ if (process.argv[2] === 'child') {
 
 // Fails in the parent, not in a child that cannot load it.
 load('napi_work');
-const child = spawnSync(
-  process.execPath,
-  ['--threadpool-timeout=50', __filename, 'child'],
-  {
-    encoding: 'utf8',
-    timeout: 60000,
-    env: {
-      ...process.env,
-      UV_THREADPOOL_SIZE: '1',
-      UV_THREADPOOL_ABANDONED_LIMIT: '0',
-    },
-  });
-assert.strictEqual(child.error, undefined, `${child.error}`);
-assert.strictEqual(child.status, 0,
-                   `stdout: ${child.stdout}\nstderr: ${child.stderr}`);
+runInStallingPool(__filename);
