@@ -32,8 +32,8 @@ export CCACHE_DEPEND := 1
 export CCACHE_MAXSIZE ?= 25G
 
 .PHONY: all node baseline overlay test test-cctest test-js test-smoke \
-        test-upstream test-sanitizers test-asan export-patches check-inputs \
-        update-inputs clean distclean
+        test-ehp test-upstream test-sanitizers test-asan ehp ehp-demo \
+        export-patches check-inputs update-inputs clean distclean
 
 all: node
 
@@ -67,6 +67,18 @@ test-js: node
 
 test-smoke: node
 	$(PYTHON) tools/nodecure/test.py smoke
+
+test-ehp: node
+	$(PYTHON) tools/nodecure/test.py ehp
+
+# The EHP attack suite (doc/ehp.md): every attack against ./node and
+# ./node-baseline, the table and the plots in build/ehp; about 25 minutes.
+ehp: node baseline
+	$(PYTHON) tools/nodecure/ehp.py
+
+# The suite's app under attack, with live numbers, until Ctrl-C.
+ehp-demo: node
+	$(PYTHON) tools/nodecure/ehp.py --demo
 
 test-upstream: node
 	$(PYTHON) tools/nodecure/test_upstream.py

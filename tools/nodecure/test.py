@@ -12,6 +12,9 @@
           an Express 5 app served by ./node on 127.0.0.1, and native addons
           built with node-gyp (against our headers and against the official
           Node 22.22.2 headers) loaded by ./node
+  ehp     a smoke of the EHP attack suite (test/ehp/, make ehp): five
+          attacks and controls against the suite's Express app on ./node
+          with both budgets on, each repeated 50 times
 
 Each part prints its runner's summary; the last line is the total.
 """
@@ -326,9 +329,28 @@ def official_headers():
   return d
 
 
+# ---------------------------------------------------------------------------
+# The EHP suite's smoke
+
+def ehp_smoke(result):
+  import ehp
+  work = ehp.prepare()
+  r = subprocess.run([str(NODE), str(work / 'run.js'), '--node', str(NODE),
+                      '--smoke', '--reps', '50'],
+                     capture_output=True, text=True, timeout=900)
+  sys.stdout.write(r.stdout)
+  sys.stderr.write(r.stderr)
+  lines = r.stdout.splitlines()
+  passed = sum(1 for l in lines if l.startswith('ok - '))
+  failed = sum(1 for l in lines if l.startswith('not ok - '))
+  if r.returncode != 0 and failed == 0:
+    failed = 1  # the runner itself failed
+  result.add('ehp', passed, failed)
+
+
 def main():
   ap = argparse.ArgumentParser(prog='make test')
-  parts = ['cctest', 'js', 'smoke']
+  parts = ['cctest', 'js', 'smoke', 'ehp']
   # Checked by hand: argparse refuses a nargs='*' positional with choices
   # when it is given no value (Python < 3.12 checks the default as one).
   ap.add_argument('parts', nargs='*', metavar='PART',
@@ -345,7 +367,7 @@ def main():
   result = Result()
   for part in args.parts:
     log('test: %s' % part)
-    {'cctest': cctest, 'js': js, 'smoke': smoke}[part](result)
+    {'cctest': cctest, 'js': js, 'smoke': smoke, 'ehp': ehp_smoke}[part](result)
   for p in result.parts:
     print(p)
   print('%d passed, %d failed' % (result.passed, result.failed))

@@ -1,0 +1,203 @@
+'use strict';
+// The victim of the EHP attack suite: an Express 5 app written the way real
+// apps are, each route doing what a real one does with the input a client
+// sends. Nothing here knows about nodecure: run with stock Node it is an
+// ordinary app, and every route has a cost the client controls. That is
+// Event Handler Poisoning (Davis et al., "A Sense of Time for JavaScript and
+// Node.js", USENIX Security '18): one evil input holds the event loop or the
+// threadpool that every client shares.
+//
+//   EHP_FILES   the directory /file and /config serve from (required)
+//   EHP_PORT    the port (0: any); prints "listening <port>" once it serves
+//
+// The only nodecure-aware line is the error handler's mapping of a
+// TimeoutError to 503, what the guide tells an app to do; without it Express
+// answers such an error with 500, like any other.
+const childProcess = require('child_process');
+const crypto = require('crypto');
+const dns = require('dns');
+const express = require('express');
+const fs = require('fs');
+const path = require('path');
+const validator = require('validator');  // 13.6.0: rtrim() is CVE-2021-3765
+const zlib = require('zlib');
+
+const files = process.env.EHP_FILES;
+if (!files) throw new Error('EHP_FILES must name the directory to serve');
+
+const app = express();
+const json = express.json({ limit: '256mb' });
+const raw = express.raw({ type: () => true, limit: '16mb' });
+
+// A file the client names, under the served directory.
+function served(name) {
+  return path.join(files, path.basename(String(name ?? '')));
+}
+
+// What legitimate clients mostly ask for.
+app.get('/', (req, res) => res.send('ok'));
+
+// --- The language: work the client sizes -----------------------------------
+
+// A profile update that trims and validates the display name with a
+// popular validation library (validator@13.6.0: rtrim's regexp backtracks
+// quadratically on a long run of spaces, CVE-2021-3765).
+app.post('/profile', json, (req, res) => {
+  const name = validator.rtrim(String(req.body?.name ?? ''));
+  if (!validator.isLength(name, { min: 1, max: 64 })) {
+    return res.status(400).json({ error: 'name must be 1-64 characters' });
+  }
+  res.json({ name });
+});
+
+// Pagination with a bug: a page size of 0 never advances.
+app.get('/pages', (req, res) => {
+  const total = Number(req.query.total ?? 100);
+  const size = Number(req.query.size ?? 10);
+  let pages = 0;
+  for (let offset = 0; offset < total; offset += size) pages++;
+  res.json({ pages });
+});
+
+// A bulk import: the body is parsed by express.json() (JSON.parse).
+app.post('/items', json, (req, res) => {
+  res.json({ imported: Array.isArray(req.body?.items) ?
+    req.body.items.length : 0 });
+});
+
+// An export of as many rows as the client asks for (JSON.stringify).
+app.get('/export', (req, res) => {
+  const rows = Math.min(Number(req.query.rows ?? 100), 2 ** 24);
+  const data = [];
+  for (let i = 0; i < rows; i++) data.push({ id: i, name: `item ${i}` });
+  res.type('json').send(JSON.stringify(data));
+});
+
+// A leaderboard sorted on demand.
+app.get('/sort', (req, res) => {
+  const n = Math.min(Number(req.query.n ?? 1000), 2 ** 25);
+  const scores = new Float64Array(n).map(() => Math.random());
+  const sorted = Array.from(scores).sort((a, b) => b - a);
+  res.json({ top: sorted.slice(0, 3) });
+});
+
+// The last match of a query in a document the client builds from a
+// template (lastIndexOf compares the whole query at each position).
+app.get('/search', (req, res) => {
+  const times = Math.min(Number(req.query.times ?? 1), 2 ** 27);
+  const text = String(req.query.text ?? 'ab').repeat(times);
+  res.json({ last: text.lastIndexOf(String(req.query.q ?? 'b')) });
+});
+
+// Unicode normalization of user text (NFKC expands ligatures).
+app.post('/normalize', json, (req, res) => {
+  const text = String(req.body?.text ?? '');
+  const times = Math.min(Number(req.body?.times ?? 1), 2 ** 20);
+  res.json({ length: text.repeat(times).normalize('NFKC').length });
+});
+
+// A promise chain: an async handler polling a condition that never holds.
+app.get('/wait', async (req, res) => {
+  const until = Number(req.query.until ?? 10);
+  let i = 0;
+  while (i < until) {
+    await null;
+    i++;
+  }
+  res.json({ i });
+});
+
+// --- Synchronous bindings on the event loop --------------------------------
+
+// Configuration read synchronously, as many apps do.
+app.get('/config', (req, res) => {
+  res.type('text').send(fs.readFileSync(served(req.query.name)));
+});
+
+// A password hash whose cost the client's record chooses, synchronously.
+app.get('/hash-sync', (req, res) => {
+  const cost = Math.min(Number(req.query.cost ?? 1000), 2 ** 31 - 1);
+  const key = crypto.pbkdf2Sync('password', 'salt', cost, 32, 'sha256');
+  res.json({ key: key.toString('hex') });
+});
+
+// An upload that is gunzipped synchronously.
+app.post('/upload-sync', raw, (req, res) => {
+  res.json({ bytes: zlib.gunzipSync(req.body).length });
+});
+
+// An external tool run synchronously (a converter, a linter).
+app.get('/exec', (req, res) => {
+  const seconds = String(Number(req.query.seconds ?? 0));
+  res.type('text').send(
+    childProcess.execFileSync('sleep', [seconds], { encoding: 'utf8' }) ||
+    'done');
+});
+
+// --- The threadpool ---------------------------------------------------------
+
+// File serving (fs.readFile on the pool).
+app.get('/file', (req, res, next) => {
+  fs.readFile(served(req.query.name), (err, data) => {
+    if (err) return next(err);
+    res.type('text').send(data);
+  });
+});
+
+// A password hash on the pool.
+app.get('/hash', (req, res, next) => {
+  const cost = Math.min(Number(req.query.cost ?? 1000), 2 ** 31 - 1);
+  crypto.pbkdf2('password', 'salt', cost, 32, 'sha256', (err, key) => {
+    if (err) return next(err);
+    res.json({ key: key.toString('hex') });
+  });
+});
+
+// A key pair for a new client certificate.
+app.get('/keypair', (req, res, next) => {
+  const bits = Math.min(Number(req.query.bits ?? 2048), 16384);
+  crypto.generateKeyPair('rsa', { modulusLength: bits }, (err, publicKey) => {
+    if (err) return next(err);
+    res.type('text').send(publicKey.export({ type: 'spki', format: 'pem' }));
+  });
+});
+
+// A random token of the size asked for.
+app.get('/token', (req, res, next) => {
+  const bytes = Math.min(Number(req.query.bytes ?? 32), 2 ** 31 - 1);
+  crypto.randomFill(Buffer.allocUnsafe(bytes), (err, buf) => {
+    if (err) return next(err);
+    res.json({ token: buf.subarray(0, 32).toString('hex'), bytes });
+  });
+});
+
+// A webhook target checked by resolving its host.
+app.get('/lookup', (req, res, next) => {
+  dns.lookup(String(req.query.host ?? 'localhost'), (err, address) => {
+    if (err) return next(err);
+    res.json({ address });
+  });
+});
+
+// An upload gunzipped on the pool.
+app.post('/upload', raw, (req, res, next) => {
+  zlib.gunzip(req.body, (err, data) => {
+    if (err) return next(err);
+    res.json({ bytes: data.length });
+  });
+});
+
+// The error handler: a TimeoutError is the server protecting itself (503,
+// retry later); anything else is a plain 500.
+app.use((err, req, res, next) => {
+  if (err?.name === 'TimeoutError') {
+    return res.status(503).json({ error: 'timeout', code: err.code });
+  }
+  res.status(err?.status ?? 500).json({ error: err?.code ?? 'error' });
+});
+
+const server = app.listen(Number(process.env.EHP_PORT ?? 0), '127.0.0.1',
+                          () => {
+                            console.log(`listening ${server.address().port}`);
+                          });
+process.on('SIGTERM', () => process.exit(0));

@@ -1,0 +1,262 @@
+'use strict';
+// The attacks of the EHP suite, after the categories of Node.cure's list
+// (Davis et al., USENIX Security '18, Table 2): each is one evil request to
+// app.js (or one per threadpool worker), sized so that stock Node is held
+// for seconds or for ever. The controls are legitimate heavy-but-bounded
+// requests that must NOT be cut off.
+//
+// An attack:
+//   id, title, category   names ('language', 'promise', 'sync', 'pool',
+//                          'slow-resource', 'control')
+//   control               a legitimate request: it must succeed everywhere
+//   request(ctx)          the request: { method, path, body?, type? }
+//   small(ctx)            a smaller request that still far exceeds the
+//                         repetition run's budget (the repetitions send it
+//                         1,000 times); request() when absent
+//   parallel              requests sent at once (4: one per pool worker)
+//   every                 with `count`: send `count` requests, one each
+//                         `every` ms, without waiting for the answers
+//   expect                what nodecure answers the attacker (a status)
+//   needs                 'dns': needs the blackhole resolver (run.js)
+//   legit                 the paths the legitimate clients ask for, when
+//                         the attack needs others than / and a small file
+//   notEhp                why stock Node survives it too: the attack costs
+//                         something else (memory), and both binaries must
+//                         serve everyone and answer it 200
+//
+// ctx: { fifo(name) -> a FIFO's name under EHP_FILES, bomb(bytes) -> a gzip
+// of that many zeros, host -> a name only the blackhole resolver is asked }
+const zlib = require('zlib');
+
+const GiB = 2 ** 30;
+
+// One JSON body of about `mib` MiB of small records.
+function items(mib) {
+  const record = '{"id":12345,"name":"legitimate item"},';
+  const n = Math.floor(mib * 2 ** 20 / record.length);
+  return `{"items":[${record.repeat(n)}{"id":0}]}`;
+}
+
+const bombs = new Map();
+function bomb(bytes) {
+  if (!bombs.has(bytes)) {
+    // Deflated in 256 MiB steps: 2 GiB of zeros is about 2 MiB of gzip.
+    const gz = zlib.createGzip({ level: 9 });
+    const parts = [];
+    gz.on('data', (c) => parts.push(c));
+    const zero = Buffer.alloc(2 ** 28);
+    for (let left = bytes; left > 0; left -= zero.length) {
+      gz.write(left >= zero.length ? zero : zero.subarray(0, left));
+    }
+    gz.end();
+    bombs.set(bytes, new Promise((resolve) => {
+      gz.on('end', () => resolve(Buffer.concat(parts)));
+    }));
+  }
+  return bombs.get(bytes);
+}
+
+const get = (path) => () => ({ method: 'GET', path });
+
+const attacks = [
+  // --- The language --------------------------------------------------------
+  {
+    id: 'redos',
+    title: 'ReDoS: validator.rtrim() (CVE-2021-3765) of 60,000 spaces',
+    category: 'language',
+    request: () => ({ method: 'POST', path: '/profile',
+                      body: JSON.stringify({ name: `a${' '.repeat(60000)}a` }),
+                      type: 'application/json' }),
+    small: () => ({ method: 'POST', path: '/profile',
+                    body: JSON.stringify({ name: `a${' '.repeat(8000)}a` }),
+                    type: 'application/json' }),
+  },
+  {
+    id: 'loop',
+    title: 'while (true) through a bug: pagination with a page size of 0',
+    category: 'language',
+    request: get('/pages?total=100&size=0'),
+  },
+  {
+    id: 'json-parse',
+    title: 'JSON.parse of a 192 MiB body (express.json())',
+    category: 'language',
+    request: () => ({ method: 'POST', path: '/items', body: items(192),
+                      type: 'application/json' }),
+    small: () => ({ method: 'POST', path: '/items', body: items(8),
+                    type: 'application/json' }),
+  },
+  {
+    id: 'json-stringify',
+    title: 'JSON.stringify of an export of 2^24 rows',
+    category: 'language',
+    request: get('/export?rows=16777216'),
+  },
+  {
+    id: 'sort',
+    title: 'Array sort of 2^25 scores',
+    category: 'language',
+    request: get('/sort?n=33554432'),
+  },
+  {
+    id: 'search',
+    title: 'String lastIndexOf: a 2,001-character query in 2 MB',
+    category: 'language',
+    request: get(`/search?text=a&times=2000000&q=${'a'.repeat(2000)}b`),
+  },
+  {
+    id: 'normalize',
+    title: 'String normalize (NFKC) of 2^26 ligatures',
+    category: 'language',
+    request: () => ({ method: 'POST', path: '/normalize',
+                      body: JSON.stringify({ text: '\ufb03'.repeat(64),
+                                             times: 2 ** 20 }),
+                      type: 'application/json' }),
+  },
+  // --- Promise chains ------------------------------------------------------
+  {
+    id: 'await-loop',
+    title: 'An await loop that never yields to the event loop',
+    category: 'promise',
+    request: get('/wait?until=1e15'),
+  },
+  // --- Synchronous bindings on the event loop ------------------------------
+  {
+    id: 'readfilesync-fifo',
+    title: 'fs.readFileSync() of a FIFO',
+    category: 'sync',
+    request: (ctx) => get(`/config?name=${ctx.fifo('sync-fifo')}`)(),
+  },
+  {
+    id: 'pbkdf2sync',
+    title: 'crypto.pbkdf2Sync() with 2^31-1 iterations',
+    category: 'sync',
+    request: get('/hash-sync?cost=2147483647'),
+  },
+  {
+    id: 'gunzipsync-bomb',
+    title: 'zlib.gunzipSync() of a 2 GiB bomb',
+    category: 'sync',
+    request: async (ctx) => ({ method: 'POST', path: '/upload-sync',
+                               body: await ctx.bomb(2 * GiB) }),
+    small: async (ctx) => ({ method: 'POST', path: '/upload-sync',
+                             body: await ctx.bomb(GiB / 4) }),
+  },
+  {
+    id: 'execsync',
+    title: 'child_process.execFileSync() of a tool that takes 60 s',
+    category: 'sync',
+    request: get('/exec?seconds=60'),
+  },
+  // --- The threadpool: one evil request per worker --------------------------
+  {
+    id: 'readfile-fifo',
+    title: 'fs.readFile() of a FIFO, x4',
+    category: 'pool',
+    parallel: 4,
+    request: (ctx) => get(`/file?name=${ctx.fifo('pool-fifo')}`)(),
+  },
+  {
+    id: 'pbkdf2',
+    title: 'crypto.pbkdf2() with 2^31-1 iterations, x4',
+    category: 'pool',
+    parallel: 4,
+    request: get('/hash?cost=2147483647'),
+  },
+  {
+    id: 'keygen',
+    title: 'crypto.generateKeyPair() RSA-16384, x4',
+    category: 'pool',
+    parallel: 4,
+    request: get('/keypair?bits=16384'),
+  },
+  {
+    id: 'randomfill',
+    title: 'crypto.randomFill() of 2 GiB, x4',
+    category: 'pool',
+    parallel: 4,
+    request: get(`/token?bytes=${2 * GiB - 1}`),
+    small: get(`/token?bytes=${GiB / 4}`),
+  },
+  {
+    id: 'dns',
+    title: 'dns.lookup() against an unresponsive resolver, x4',
+    category: 'pool',
+    parallel: 4,
+    needs: 'dns',
+    // libuv runs at most half of the pool's threads on slow work such as
+    // getaddrinfo(): the lookups starve the other lookups, not the files.
+    legit: ['/', '/lookup?host=localhost'],
+    request: (ctx) => get(`/lookup?host=${ctx.host()}`)(),
+  },
+  {
+    id: 'gunzip-bomb',
+    title: 'zlib.gunzip() of a 64 MiB bomb, x4',
+    category: 'pool',
+    parallel: 4,
+    notEhp: 'asynchronous zlib inflates in chunks of 16 KiB of output, one ' +
+            'short threadpool task each: a bomb costs memory and many ' +
+            'tasks, never a worker for long',
+    request: async (ctx) => ({ method: 'POST', path: '/upload',
+                               body: await ctx.bomb(GiB / 16) }),
+  },
+  // --- The slow resource: the same FIFO again and again ---------------------
+  {
+    id: 'slow-resource',
+    title: 'fs.readFile() of the same FIFO, 12 times, 150 ms apart',
+    category: 'slow-resource',
+    count: 12,
+    every: 150,
+    request: (ctx) => get(`/file?name=${ctx.fifo('slow-fifo')}`)(),
+  },
+  // --- Controls: heavy but bounded, never cut off ----------------------------
+  {
+    id: 'control-profile',
+    title: 'Control: a profile update with trailing spaces',
+    category: 'control',
+    control: true,
+    request: () => ({ method: 'POST', path: '/profile',
+                      body: JSON.stringify({ name: `Ada${' '.repeat(40)}` }),
+                      type: 'application/json' }),
+  },
+  {
+    id: 'control-json',
+    title: 'Control: an import of 1 MiB of JSON',
+    category: 'control',
+    control: true,
+    request: () => ({ method: 'POST', path: '/items', body: items(1),
+                      type: 'application/json' }),
+  },
+  {
+    id: 'control-hash',
+    title: 'Control: pbkdf2 with 10,000 iterations, x4, and pbkdf2Sync',
+    category: 'control',
+    control: true,
+    parallel: 4,
+    request: (ctx, i) => get(i === 0 ? '/hash-sync?cost=10000' :
+      '/hash?cost=10000')(),
+  },
+  {
+    id: 'control-file',
+    title: 'Control: a 16 MiB file, x4',
+    category: 'control',
+    control: true,
+    parallel: 4,
+    request: get('/file?name=big.bin'),
+  },
+  {
+    id: 'control-exec',
+    title: 'Control: a tool that takes 20 ms',
+    category: 'control',
+    control: true,
+    request: get('/exec?seconds=0.02'),
+  },
+];
+
+for (const a of attacks) {
+  a.parallel ??= 1;
+  a.count ??= a.parallel;
+  a.expect ??= a.control || a.notEhp ? 200 : 503;
+}
+
+module.exports = { attacks, bomb };
