@@ -3,6 +3,10 @@
 // node:cure — nodecure's timeouts (doc/api/cure.md).
 
 const {
+  ObjectDefineProperty,
+} = primordials;
+
+const {
   codes: {
     ERR_WORKER_UNSUPPORTED_OPERATION,
   },
@@ -10,6 +14,7 @@ const {
 const {
   validateFunction,
   validateInteger,
+  validateOneOf,
 } = require('internal/validators');
 const { TimeoutError } = require('internal/cure/errors');
 const callbacks = require('internal/cure/callbacks');
@@ -45,32 +50,73 @@ function setEventLoopTurnTimeout(ms) {
   binding().setEventLoopTurnTimeout(ms);
 }
 
-// Runs fn(...args) with a budget of `ms` counted from the call (0: no
-// budget), and gives each callback of the async work it starts (promise
-// reactions, timers, I/O...) that budget too. After fn, the running callback
-// goes on with its budget, counted afresh.
-function runWithEventLoopTimeout(ms, fn, ...args) {
-  validateInteger(ms, 'ms', 0, kMaxBudget);
-  validateFunction(fn, 'fn');
+// What a callback past its budget gets on this thread: 'throw' (a
+// TimeoutError) or 'report' (it runs on; a report and a warning name where
+// it was). --event-loop-timeout-action.
+function getEventLoopTimeoutAction() {
+  return callbacks.getEventLoopTimeoutAction();
+}
+
+function setEventLoopTimeoutAction(action) {
+  validateOneOf(action, 'action', callbacks.timeoutActions);
+  callbacks.setEventLoopTimeoutAction(action);
+}
+
+// Calls fn with `thisArg` and `args` and a budget of `ms` counted from the
+// call (0: no budget), and gives each callback of the async work it starts
+// (promise reactions, timers, I/O...) that budget too. After fn, the
+// running callback goes on with its budget, counted afresh.
+function runWithBudget(ms, fn, thisArg, args) {
   const budget = ms === 0 ? callbacks.kNoBudget : ms;
   const previous = callbacks.setCallbackBudget(budget);
   try {
-    return callbacks.runWithContextBudget(budget, fn, args);
+    return callbacks.runWithContextBudget(budget, fn, thisArg, args);
   } finally {
     callbacks.setCallbackBudget(previous);
   }
 }
 
+function runWithEventLoopTimeout(ms, fn, ...args) {
+  validateInteger(ms, 'ms', 0, kMaxBudget);
+  validateFunction(fn, 'fn');
+  return runWithBudget(ms, fn, undefined, args);
+}
+
+// fn wrapped so that each call runs as runWithEventLoopTimeout(ms, ...)
+// would run it, with the wrapper's `this`: a route handler with a budget of
+// its own, e.g. app.get('/export', withEventLoopTimeout(0, handler)).
+function withEventLoopTimeout(ms, fn) {
+  validateInteger(ms, 'ms', 0, kMaxBudget);
+  validateFunction(fn, 'fn');
+  // A plain function, so that frameworks that look at fn.length (Express
+  // tells error handlers by their four parameters) see the same.
+  const wrapped = {
+    [fn.name](...args) {
+      return runWithBudget(ms, fn, this, args);
+    },
+  }[fn.name];
+  ObjectDefineProperty(wrapped, 'length', {
+    __proto__: null,
+    value: fn.length,
+    configurable: true,
+  });
+  return wrapped;
+}
+
 // How many timeouts this thread's event loop has had, and how many
 // threadpool tasks timed out and requests were refused as slow resources
-// (process-wide: the threadpool is the process's).
+// (process-wide: the threadpool is the process's); and how many of each
+// were only reported (report-only actions).
 function getTimeoutCounts() {
-  const { timedOut, slowResourceHits } =
+  const { timedOut, slowResourceHits, reported } =
     require('internal/cure/threadpool').getThreadpoolStats();
+  const state = binding().getEventLoopTimeoutState();
   return {
-    eventLoop: binding().getEventLoopTimeoutState()[1],
+    eventLoop: state[1],
     threadpool: timedOut,
     slowResource: slowResourceHits,
+    eventLoopReports: state[3],
+    threadpoolReports: reported,
   };
 }
 
@@ -89,6 +135,22 @@ function setThreadpoolTimeout(ms) {
   binding().setThreadpoolTimeout(ms);
 }
 
+// What a threadpool task past its budget gets: 'throw' (it is stopped and
+// its request fails with a TimeoutError) or 'report' (it runs on; a report
+// and a warning name it). Process-wide; main thread only, as for the budget.
+function getThreadpoolTimeoutAction() {
+  return require('internal/cure/threadpool').getThreadpoolTimeoutAction();
+}
+
+function setThreadpoolTimeoutAction(action) {
+  validateOneOf(action, 'action', callbacks.timeoutActions);
+  if (!internalBinding('worker').isMainThread) {
+    throw new ERR_WORKER_UNSUPPORTED_OPERATION(
+      'setThreadpoolTimeoutAction()');
+  }
+  require('internal/cure/threadpool').setThreadpoolTimeoutAction(action);
+}
+
 // The threadpool's counters: timeouts, abandoned threads, the blacklist.
 function getThreadpoolStats() {
   return require('internal/cure/threadpool').getThreadpoolStats();
@@ -103,12 +165,17 @@ module.exports = {
   TimeoutError,
   clearSlowResources,
   getEventLoopTimeout,
+  getEventLoopTimeoutAction,
   getEventLoopTurnTimeout,
   getThreadpoolStats,
   getThreadpoolTimeout,
+  getThreadpoolTimeoutAction,
   getTimeoutCounts,
   runWithEventLoopTimeout,
   setEventLoopTimeout,
+  setEventLoopTimeoutAction,
   setEventLoopTurnTimeout,
   setThreadpoolTimeout,
+  setThreadpoolTimeoutAction,
+  withEventLoopTimeout,
 };

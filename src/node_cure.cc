@@ -40,19 +40,35 @@ static void SetEventLoopTurnTimeout(const FunctionCallbackInfo<Value>& args) {
   EventLoopTimeout::From(env)->SetTurnBudget(static_cast<uint64_t>(ms));
 }
 
+// setEventLoopTimeoutAction(action): 0 throws (the default), 1 reports
+// (EventLoopTimeout::Action).
+static void SetEventLoopTimeoutAction(const FunctionCallbackInfo<Value>& args) {
+  Environment* env = Environment::GetCurrent(args);
+  CHECK(args[0]->IsUint32());
+  const uint32_t action = args[0].As<v8::Uint32>()->Value();
+  CHECK_LE(action, 1);  // Validated in JS.
+  EventLoopTimeout::From(env)->SetAction(
+      static_cast<EventLoopTimeout::Action>(action));
+}
+
 // getEventLoopTimeoutState(): [budget in ms, timeouts so far, turn budget
-// in ms]. Side-effect free: without a watchdog on this thread, the feature
-// is off ([0, 0, 0]).
+// in ms, reports so far, action]. Side-effect free: without a watchdog on
+// this thread, the feature is off ([0, 0, 0, 0, 0]).
 static void GetEventLoopTimeoutState(const FunctionCallbackInfo<Value>& args) {
   Environment* env = Environment::GetCurrent(args);
   EventLoopTimeout* timeout = EventLoopTimeout::Find(env);
   const uint64_t budget = timeout != nullptr ? timeout->budget() : 0;
   const uint64_t timeouts = timeout != nullptr ? timeout->timeouts() : 0;
   const uint64_t turn = timeout != nullptr ? timeout->turn_budget() : 0;
+  const uint64_t reports = timeout != nullptr ? timeout->reports() : 0;
+  const uint32_t action =
+      timeout != nullptr ? static_cast<uint32_t>(timeout->action()) : 0;
   Local<Value> values[] = {
       Number::New(env->isolate(), static_cast<double>(budget)),
       Number::New(env->isolate(), static_cast<double>(timeouts)),
-      Number::New(env->isolate(), static_cast<double>(turn))};
+      Number::New(env->isolate(), static_cast<double>(turn)),
+      Number::New(env->isolate(), static_cast<double>(reports)),
+      Number::New(env->isolate(), action)};
   args.GetReturnValue().Set(
       v8::Array::New(env->isolate(), values, arraysize(values)));
 }
@@ -105,6 +121,10 @@ static void Initialize(Local<Object> target,
   SetMethod(context, target, "setEventLoopTimeout", SetEventLoopTimeout);
   SetMethod(
       context, target, "setEventLoopTurnTimeout", SetEventLoopTurnTimeout);
+  SetMethod(context,
+            target,
+            "setEventLoopTimeoutAction",
+            SetEventLoopTimeoutAction);
   SetMethodNoSideEffect(
       context, target, "getEventLoopTimeoutState", GetEventLoopTimeoutState);
   SetMethod(context, target, "getCallbackFields", GetCallbackFields);
@@ -119,6 +139,7 @@ static void Initialize(Local<Object> target,
 static void RegisterExternalReferences(ExternalReferenceRegistry* registry) {
   registry->Register(SetEventLoopTimeout);
   registry->Register(SetEventLoopTurnTimeout);
+  registry->Register(SetEventLoopTimeoutAction);
   registry->Register(GetEventLoopTimeoutState);
   registry->Register(GetCallbackFields);
   registry->Register(SetCallbackBudget);

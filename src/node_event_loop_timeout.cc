@@ -130,6 +130,11 @@ void EventLoopTimeout::OnTimeout(void* data,
                                  uint64_t epoch,
                                  uint64_t budget_ms) {
   auto* self = static_cast<EventLoopTimeout*>(data);
+  const bool report = self->action() == Action::kReport;
+  self->reported_since_.store(self->watchdog_.reporting_since(),
+                              std::memory_order_relaxed);
+  if (report)
+    self->report_mode_timeouts_.fetch_add(1, std::memory_order_relaxed);
   if (self->watchdog_.reporting_turn()) {
     self->reported_turn_budget_ms_.store(budget_ms,
                                          std::memory_order_relaxed);
@@ -141,13 +146,14 @@ void EventLoopTimeout::OnTimeout(void* data,
   // V8 first: when a stopped call returns, the TimeoutError is armed, so
   // that JS which goes on after it (a partial write) is stopped too.
   TimeoutInterrupt::Request(self->isolate_, epoch);
-  uv_sync_stop_request(self->sync_stop_, epoch);
+  if (!report) uv_sync_stop_request(self->sync_stop_, epoch);
 }
 
 uint64_t EventLoopTimeout::SyncCallToken(void* data) {
   auto* self = static_cast<EventLoopTimeout*>(data);
   TimeoutWatchdog& watchdog = self->watchdog_;
   if ((watchdog.callback_id() & 1) == 0) return 0;  // between callbacks
+  if (self->action() == Action::kReport) return 0;  // calls are not stopped
   // The loop thread's own word (this callback's override).
   const uint32_t budget =
       watchdog.fields()[TimeoutWatchdog::kCallbackBudget];
@@ -185,7 +191,11 @@ Local<Value> EventLoopTimeout::StoppedCallError(Environment* env,
           self->Overrun(false, false));
   if (error.IsEmpty()) return Local<Value>();
   RestartAfterThrow(&self->watchdog_);
-  self->SchedulePublish(context, error);
+  self->SchedulePublish(
+      context,
+      error,
+      Action::kThrow,
+      self->reported_budget_ms_.load(std::memory_order_relaxed));
   return scope.Escape(error);
 }
 
@@ -280,14 +290,35 @@ Local<Object> EventLoopTimeout::NewError(Local<Context> context,
 Local<Value> EventLoopTimeout::CreateError(Isolate* isolate, uint64_t epoch) {
   EscapableHandleScope scope(isolate);
   Local<Context> context = env_->context();
-  Local<Object> error = NewError(
-      context,
-      Overrun(true,
-              epoch == turn_report_epoch_.load(std::memory_order_acquire)));
+  // Made here, where the callback is interrupted: its stack is the
+  // callback's at this point, also when it is only reported.
+  const bool turn =
+      epoch == turn_report_epoch_.load(std::memory_order_acquire);
+  const uint64_t budget_ms =
+      (turn ? reported_turn_budget_ms_ : reported_budget_ms_)
+          .load(std::memory_order_relaxed);
+  Local<Object> error = NewError(context, Overrun(true, turn));
   if (error.IsEmpty()) return Local<Value>();
+  if (action() == Action::kReport) {
+    // The rest of the callback runs on without a budget: one report per
+    // callback. V8 throws nothing for an empty handle.
+    if (watchdog_.callback_id() & 1) {
+      watchdog_.BeginCallback();
+      watchdog_.SetCallbackBudget(TimeoutWatchdog::kNoBudget);
+    }
+    reports_made_++;
+    SchedulePublish(context, error, Action::kReport, budget_ms);
+    return Local<Value>();
+  }
   RestartAfterThrow(&watchdog_);
-  SchedulePublish(context, error);
+  SchedulePublish(context, error, Action::kThrow, budget_ms);
   return scope.Escape(error);
+}
+
+uint64_t EventLoopTimeout::ElapsedMs() const {
+  const uint64_t since = reported_since_.load(std::memory_order_relaxed);
+  const uint64_t now = uv_hrtime();
+  return since != 0 && now > since ? (now - since) / 1000000 : 0;
 }
 
 std::string EventLoopTimeout::Overrun(bool capital, bool turn) const {
@@ -314,7 +345,9 @@ bool StoppableSyncCall::ThrowIfStopped(Environment* env, const char* api) {
 }
 
 void EventLoopTimeout::SchedulePublish(Local<Context> context,
-                                       Local<Object> error) {
+                                       Local<Object> error,
+                                       Action action,
+                                       uint64_t budget_ms) {
   if (publish_.IsEmpty()) return;
   // The async context of the callback being interrupted, read as JS's
   // executionAsyncResource() does, without running any JS: an own element
@@ -345,8 +378,9 @@ void EventLoopTimeout::SchedulePublish(Local<Context> context,
                       frame = Global<Value>(
                           isolate_, async_context_frame::current(isolate_)),
                       ids,
-                      budget_ms = reported_budget_ms_.load(
-                          std::memory_order_relaxed)](Environment* env) {
+                      budget_ms,
+                      report = action == Action::kReport,
+                      elapsed_ms = ElapsedMs()](Environment* env) {
     Isolate* isolate = env->isolate();
     HandleScope handle_scope(isolate);
     Local<Context> context = env->context();
@@ -359,8 +393,12 @@ void EventLoopTimeout::SchedulePublish(Local<Context> context,
                                 InternalCallbackScope::kSkipAsyncHooks,
                                 frame.Get(isolate));
     if (scope.Failed()) return;
-    Local<Value> argv[] = {error.Get(isolate),
-                           Number::New(isolate, static_cast<double>(budget_ms))};
+    Local<Value> argv[] = {
+        error.Get(isolate),
+        Number::New(isolate, static_cast<double>(budget_ms)),
+        report ? FIXED_ONE_BYTE_STRING(isolate, "report")
+               : FIXED_ONE_BYTE_STRING(isolate, "throw"),
+        Number::New(isolate, static_cast<double>(elapsed_ms))};
     if (publish.Get(isolate)
             ->Call(context, Undefined(isolate), arraysize(argv), argv)
             .IsEmpty()) {

@@ -28,8 +28,18 @@ class Environment;
 //
 // Created on first use (the option or the node:cure API) and destroyed by an
 // Environment cleanup hook, which stops the watchdog before the isolate goes.
+//
+// What happens to a callback past its budget is the action
+// (--event-loop-timeout-action): kThrow throws the TimeoutError; kReport lets
+// the callback run on and only reports it: at the same check where the error
+// would be thrown, an error is made (its stack is where the callback was)
+// but not thrown, the rest of the callback runs without a budget, and the
+// error is published with action 'report' (the process warning is JS's:
+// lib/internal/cure/report.js). Synchronous calls are then not stopped.
 class EventLoopTimeout final : public v8::TimeoutInterrupt::Delegate {
  public:
+  enum class Action : uint32_t { kThrow, kReport };
+
   // The Environment's instance, created if needed.
   static EventLoopTimeout* From(Environment* env);
   // The Environment's instance, or null if the feature was never used on
@@ -57,10 +67,21 @@ class EventLoopTimeout final : public v8::TimeoutInterrupt::Delegate {
     watchdog_.SetTurnBudget(budget_ms);
   }
   uint64_t turn_budget() const { return watchdog_.turn_budget(); }
-  uint64_t timeouts() const { return watchdog_.timeouts(); }
+  // Callbacks (and turns) past their budget handled by throwing, and those
+  // only reported (one report per callback).
+  uint64_t timeouts() const {
+    return watchdog_.timeouts() -
+           report_mode_timeouts_.load(std::memory_order_relaxed);
+  }
+  uint64_t reports() const { return reports_made_; }
+  void SetAction(Action action) {
+    action_.store(action, std::memory_order_relaxed);
+  }
+  Action action() const { return action_.load(std::memory_order_relaxed); }
   // Set by JS when the feature is first used: the prototype of the
-  // TimeoutErrors this creates, and publish(error, budgetMs), called once per
-  // timeout in the interrupted callback's async context after it returned
+  // TimeoutErrors this creates, and publish(error, budgetMs, action,
+  // elapsedMs), called once per timeout or report in the interrupted
+  // callback's async context after it returned
   // (lib/internal/cure/callbacks.js: the cure:event-loop-timeout channel).
   void SetHooks(v8::Local<v8::Object> prototype,
                 v8::Local<v8::Function> publish);
@@ -106,7 +127,11 @@ class EventLoopTimeout final : public v8::TimeoutInterrupt::Delegate {
   // On the Environment's thread, with JS disallowed: captures the running
   // callback's async context and queues the publish() call for `error`.
   void SchedulePublish(v8::Local<v8::Context> context,
-                       v8::Local<v8::Object> error);
+                       v8::Local<v8::Object> error,
+                       Action action,
+                       uint64_t budget_ms);
+  // How long the reported callback (or turn) has run, in ms.
+  uint64_t ElapsedMs() const;
   static void Cleanup(void* data);
   // What a report ran past, for messages: "callback ran longer than its
   // budget of 100 ms (--event-loop-timeout)", or, for a turn report, the
@@ -128,6 +153,12 @@ class EventLoopTimeout final : public v8::TimeoutInterrupt::Delegate {
   v8::MicrotaskQueue* microtask_queue_ = nullptr;
   std::atomic<uint64_t> reported_budget_ms_{0};
   std::atomic<uint64_t> reported_turn_budget_ms_{0};  // of turn reports
+  // When the reported callback (or turn) began, as uv_hrtime().
+  std::atomic<uint64_t> reported_since_{0};
+  std::atomic<Action> action_{Action::kThrow};
+  // Watchdog reports while the action was kReport, and reports made.
+  std::atomic<uint64_t> report_mode_timeouts_{0};
+  uint64_t reports_made_ = 0;  // loop thread only
   // The epoch of the last turn report (TimeoutWatchdog::reporting_turn()).
   std::atomic<uint64_t> turn_report_epoch_{0};
   // Timeouts reported by the watchdog; a report whose stopped call threw

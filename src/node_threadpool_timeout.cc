@@ -9,8 +9,10 @@
 #include "env-inl.h"
 #include "node_errors.h"
 #include "node_file.h"
+#include "node_internals.h"
 #include "node_external_reference.h"
 #include "node_realm-inl.h"
+#include "req_wrap-inl.h"
 #include "util-inl.h"
 
 namespace node {
@@ -198,10 +200,150 @@ static void Publish(Environment* env,
   }
 }
 
-void ThreadPoolTimeout::Apply(const std::string& option) {
-  // Validated by CheckTimeoutOption() (src/node_options.cc).
+void ThreadPoolTimeout::Apply(const std::string& option,
+                              const std::string& action) {
+  // Validated by CheckTimeoutOption() and CheckTimeoutActionOption()
+  // (src/node_options.cc).
+  if (action == "report") SetReportOnly(true);
   uint64_t ms = std::strtoull(option.c_str(), nullptr, 10);
   if (ms != 0) SetBudget(ms);
+}
+
+// The name of an fs request's call, for reports (as Node's syscall names).
+static const char* FsCallName(uv_fs_type type) {
+  switch (type) {
+    case UV_FS_OPEN: return "open";
+    case UV_FS_CLOSE: return "close";
+    case UV_FS_READ: return "read";
+    case UV_FS_WRITE: return "write";
+    case UV_FS_SENDFILE: return "sendfile";
+    case UV_FS_STAT: return "stat";
+    case UV_FS_LSTAT: return "lstat";
+    case UV_FS_FSTAT: return "fstat";
+    case UV_FS_FTRUNCATE: return "ftruncate";
+    case UV_FS_UTIME: return "utime";
+    case UV_FS_FUTIME: return "futime";
+    case UV_FS_ACCESS: return "access";
+    case UV_FS_CHMOD: return "chmod";
+    case UV_FS_FCHMOD: return "fchmod";
+    case UV_FS_FSYNC: return "fsync";
+    case UV_FS_FDATASYNC: return "fdatasync";
+    case UV_FS_UNLINK: return "unlink";
+    case UV_FS_RMDIR: return "rmdir";
+    case UV_FS_MKDIR: return "mkdir";
+    case UV_FS_MKDTEMP: return "mkdtemp";
+    case UV_FS_RENAME: return "rename";
+    case UV_FS_SCANDIR: return "scandir";
+    case UV_FS_LINK: return "link";
+    case UV_FS_SYMLINK: return "symlink";
+    case UV_FS_READLINK: return "readlink";
+    case UV_FS_CHOWN: return "chown";
+    case UV_FS_FCHOWN: return "fchown";
+    case UV_FS_REALPATH: return "realpath";
+    case UV_FS_COPYFILE: return "copyfile";
+    case UV_FS_LCHOWN: return "lchown";
+    case UV_FS_OPENDIR: return "opendir";
+    case UV_FS_READDIR: return "readdir";
+    case UV_FS_CLOSEDIR: return "closedir";
+    case UV_FS_STATFS: return "statfs";
+    case UV_FS_MKSTEMP: return "mkstemp";
+    case UV_FS_LUTIME: return "lutime";
+    default: return nullptr;
+  }
+}
+
+// Publishes a report of a task past its budget through
+// lib/internal/cure/threadpool.js (the channel and the process warning), in
+// the async context of `wrap` if given. One JS call per report.
+static void PublishReport(Environment* env,
+                          AsyncWrap* wrap,
+                          const char* kind,
+                          const char* syscall,
+                          const char* resource,
+                          uint64_t elapsed_ms) {
+  if (!env->can_call_into_js()) return;
+  Isolate* isolate = env->isolate();
+  HandleScope handle_scope(isolate);
+  Context::Scope context_scope(env->context());
+  Local<Function> report;
+  {
+    errors::TryCatchScope try_catch(env);
+    if (!LibFunction(env, "reportThreadpoolTimeout").ToLocal(&report)) return;
+  }
+  Local<Value> argv[] = {
+      OneByteString(isolate, kind),
+      StringOrUndefined(isolate, syscall),
+      StringOrUndefined(isolate, resource),
+      Number::New(isolate, static_cast<double>(elapsed_ms)),
+  };
+  if (wrap != nullptr) {
+    // Subscriber errors are reported by diagnostics_channel itself.
+    USE(wrap->MakeCallback(report, arraysize(argv), argv));
+  } else {
+    errors::TryCatchScope try_catch(env);
+    USE(report->Call(
+        env->context(), Undefined(isolate), arraysize(argv), argv));
+  }
+}
+
+// libuv's report callback (uv_threadpool_set_report_cb()), on the loop
+// thread of a task past its budget while the action is to report, before
+// the request's done callback: the tagged object (TagScope) is alive.
+static void OnReport(uv_loop_t* loop, void* tag, uint64_t elapsed_ms) {
+  const uintptr_t bits = reinterpret_cast<uintptr_t>(tag);
+  if (bits & ThreadPoolTimeout::TagScope::kWorkTag) {
+    ThreadPoolWork* work = reinterpret_cast<ThreadPoolWork*>(
+        bits & ~ThreadPoolTimeout::TagScope::kWorkTag);
+    const ThreadPoolWork::TimeoutInfo info = work->GetTimeoutInfo();
+    PublishReport(
+        work->env(), info.owner, info.kind, info.name, nullptr, elapsed_ms);
+    return;
+  }
+  AsyncWrap* wrap = static_cast<AsyncWrap*>(tag);
+  CHECK_EQ(wrap->env()->event_loop(), loop);
+  switch (wrap->provider_type()) {
+    case AsyncWrap::PROVIDER_GETADDRINFOREQWRAP: {
+      // libuv's copy of the host name: the work only reads it.
+      uv_getaddrinfo_t* req =
+          static_cast<ReqWrap<uv_getaddrinfo_t>*>(wrap)->req();
+      PublishReport(wrap->env(),
+                    wrap,
+                    "dns",
+                    "getaddrinfo",
+                    req->hostname,
+                    elapsed_ms);
+      return;
+    }
+    case AsyncWrap::PROVIDER_GETNAMEINFOREQWRAP: {
+      uv_getnameinfo_t* req =
+          static_cast<ReqWrap<uv_getnameinfo_t>*>(wrap)->req();
+      char ip[INET6_ADDRSTRLEN] = "";
+      uv_ip_name(reinterpret_cast<const sockaddr*>(&req->storage),
+                 ip,
+                 sizeof(ip));
+      PublishReport(
+          wrap->env(), wrap, "dns", "getnameinfo", ip, elapsed_ms);
+      return;
+    }
+    default: {
+      // The other requests that opt in are fs requests (OptIn).
+      uv_fs_t* req = static_cast<ReqWrap<uv_fs_t>*>(wrap)->req();
+      PublishReport(wrap->env(),
+                    wrap,
+                    "fs",
+                    FsCallName(req->fs_type),
+                    req->path,
+                    elapsed_ms);
+      return;
+    }
+  }
+}
+
+void ThreadPoolTimeout::SetReportOnly(bool report) {
+  uv_threadpool_set_report_cb(OnReport);
+  CHECK_EQ(uv_threadpool_set_action(report ? UV_THREADPOOL_ACTION_REPORT
+                                           : UV_THREADPOOL_ACTION_STOP),
+           0);
 }
 
 uint64_t ThreadPoolTimeout::budget() {
@@ -514,6 +656,22 @@ static void IsThreadpoolTimeoutEverEnabled(
   args.GetReturnValue().Set(ThreadPoolTimeout::ever_enabled());
 }
 
+// 0: a task past its budget is stopped (throw), 1: only reported.
+static void GetThreadpoolTimeoutAction(
+    const FunctionCallbackInfo<Value>& args) {
+  args.GetReturnValue().Set(ThreadPoolTimeout::report_only() ? 1 : 0);
+}
+
+static void SetThreadpoolTimeoutAction(
+    const FunctionCallbackInfo<Value>& args) {
+  Environment* env = Environment::GetCurrent(args);
+  CHECK(env->is_main_thread());  // Checked in JS: the pool is process-wide.
+  CHECK(args[0]->IsUint32());
+  const uint32_t action = args[0].As<v8::Uint32>()->Value();
+  CHECK_LE(action, 1);  // Validated in JS.
+  ThreadPoolTimeout::SetReportOnly(action == 1);
+}
+
 static void SetThreadpoolTimeout(const FunctionCallbackInfo<Value>& args) {
   Environment* env = Environment::GetCurrent(args);
   CHECK(env->is_main_thread());  // Checked in JS: the pool is process-wide.
@@ -537,7 +695,8 @@ static void GetThreadpoolStats(const FunctionCallbackInfo<Value>& args) {
                                stats.slow_resource_marks,
                                stats.slow_resource_hits,
                                stats.kept_live,
-                               stats.stalled};
+                               stats.stalled,
+                               stats.reported};
   Local<Value> values[arraysize(counters)];
   for (size_t i = 0; i < arraysize(counters); i++)
     values[i] = Number::New(isolate, static_cast<double>(counters[i]));
@@ -559,6 +718,10 @@ void ThreadPoolTimeout::InitializeBinding(Local<Context> context,
                         "isThreadpoolTimeoutEverEnabled",
                         IsThreadpoolTimeoutEverEnabled);
   SetMethod(context, target, "setThreadpoolTimeout", SetThreadpoolTimeout);
+  SetMethodNoSideEffect(
+      context, target, "getThreadpoolTimeoutAction", GetThreadpoolTimeoutAction);
+  SetMethod(
+      context, target, "setThreadpoolTimeoutAction", SetThreadpoolTimeoutAction);
   SetMethodNoSideEffect(
       context, target, "getThreadpoolStats", GetThreadpoolStats);
   SetMethod(context, target, "clearSlowResources", ClearSlowResources);
@@ -582,6 +745,8 @@ void ThreadPoolTimeout::RegisterExternalReferences(
   registry->Register(GetThreadpoolTimeout);
   registry->Register(IsThreadpoolTimeoutEverEnabled);
   registry->Register(SetThreadpoolTimeout);
+  registry->Register(GetThreadpoolTimeoutAction);
+  registry->Register(SetThreadpoolTimeoutAction);
   registry->Register(GetThreadpoolStats);
   registry->Register(ClearSlowResources);
 }

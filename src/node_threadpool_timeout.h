@@ -17,6 +17,7 @@ namespace node {
 class AsyncWrap;
 class Environment;
 class ExternalReferenceRegistry;
+class ThreadPoolWork;
 namespace fs {
 class FSReqBase;
 }  // namespace fs
@@ -64,15 +65,47 @@ class ThreadPoolTimeout final {
     }
   }
 
+  // Around a timed submission: the tag under which libuv reports the task
+  // if it runs past its budget while the action is to report
+  // (uv_threadpool_set_thread_tag(), OnReport() in the .cc): the request
+  // wrap of an fs or DNS request, or a ThreadPoolWork (told apart by the
+  // low bit; both are more than 2-aligned). Two thread-local stores, and
+  // nothing while the option was never set.
+  class TagScope final {
+   public:
+    explicit TagScope(AsyncWrap* request) : TagScope(request, 0) {}
+    explicit TagScope(ThreadPoolWork* work) : TagScope(work, kWorkTag) {}
+    ~TagScope() {
+      if (active_) uv_threadpool_set_thread_tag(saved_);
+    }
+    TagScope(const TagScope&) = delete;
+    TagScope& operator=(const TagScope&) = delete;
+
+    static constexpr uintptr_t kWorkTag = 1;
+
+   private:
+    TagScope(void* object, uintptr_t bits)
+        : active_(object != nullptr && ever_enabled()) {
+      if (active_) {
+        saved_ = uv_threadpool_set_thread_tag(reinterpret_cast<void*>(
+            reinterpret_cast<uintptr_t>(object) | bits));
+      }
+    }
+    bool active_;
+    void* saved_ = nullptr;
+  };
+
   // Around the submission of a request of Node's bindings (ReqWrap's
   // Dispatch()): libuv times the fs and DNS requests that the calling thread
   // submits while it has a budget, and only those, so that requests made by
   // addons, by libuv itself (fs.watchFile()'s stat) or by the trace writer
-  // keep upstream's contract. Costs two thread-local stores, and nothing
-  // while the option was never set.
+  // keep upstream's contract. `request` is its tag (TagScope). Costs four
+  // thread-local stores, and nothing while the option was never set.
   class OptIn final {
    public:
-    explicit OptIn(bool timed) : timed_(timed && ever_enabled()) {
+    OptIn(bool timed, AsyncWrap* request)
+        : timed_(timed && ever_enabled()),
+          tag_(timed_ ? request : nullptr) {
       if (timed_)
         saved_ = uv_threadpool_set_thread_timeout(UV_THREADPOOL_TIMEOUT_DEFAULT);
     }
@@ -84,11 +117,23 @@ class ThreadPoolTimeout final {
 
    private:
     bool timed_;
+    TagScope tag_;
     uint64_t saved_ = 0;
   };
 
-  // At startup, on the main thread, with the validated option (node.cc).
-  static void Apply(const std::string& option);
+  // At startup, on the main thread, with the validated options (node.cc):
+  // --threadpool-timeout and --threadpool-timeout-action.
+  static void Apply(const std::string& option, const std::string& action);
+
+  // --threadpool-timeout-action=report: a task past its budget runs on and
+  // completes as without one; it is only reported, once, on its loop thread
+  // (the cure:threadpool-timeout channel with action 'report' and a process
+  // warning, lib/internal/cure/threadpool.js), in its request's async
+  // context where it has one. Process-wide, as the pool is.
+  static void SetReportOnly(bool report);
+  static bool report_only() {
+    return uv_threadpool_get_action() == UV_THREADPOOL_ACTION_REPORT;
+  }
 
   // The pool's budget in ms (0: off). Process-wide; node:cure changes it
   // from the main thread only.

@@ -118,9 +118,13 @@ uint64_t TimeoutWatchdog::TickNs(uint64_t budget_ms) const {
 }
 
 // With mutex_ held, on the watchdog's thread; releases it for the call.
-void TimeoutWatchdog::Report(uint64_t id, uint64_t budget, bool turn) {
+void TimeoutWatchdog::Report(uint64_t id,
+                             uint64_t budget,
+                             bool turn,
+                             uint64_t since) {
   timeouts_.fetch_add(1, std::memory_order_relaxed);
   reporting_turn_ = turn;
+  reporting_since_ = since;
   uv_mutex_unlock(&mutex_);
   callback_(data_, id, budget);
   uv_mutex_lock(&mutex_);
@@ -134,9 +138,11 @@ void TimeoutWatchdog::ThreadMain(void* arg) {
 void TimeoutWatchdog::Run() {
   uint64_t seen_id = 0;    // the epoch sampled last
   uint64_t seen_at = 0;    // when it was first seen running, or last reported
+  uint64_t seen_first = 0;  // when it was first seen running
   uint32_t seen_turn = 0;  // the turn sampled last
   uint64_t idle_since = uv_hrtime();
   uint64_t turn_at = idle_since;  // when it was first seen, or last reported
+  uint64_t turn_first = idle_since;  // when it was first seen
 
   uv_mutex_lock(&mutex_);
   while (!stopping_) {
@@ -162,28 +168,28 @@ void TimeoutWatchdog::Run() {
         turn_budget = std::max(turn_ms, budget);
       if (id != seen_id) {
         seen_id = id;
-        seen_at = now;
+        seen_at = seen_first = now;
       } else if (budget != 0 && now - seen_at >= budget * kNsPerMs) {
         seen_at = now;  // Reported again one budget later if it goes on.
         turn_at = now;  // Not followed by a turn report a tick later.
-        Report(id, budget, false);
+        Report(id, budget, false, seen_first);
         continue;
       }
       if (turn != seen_turn || turn_budget == 0) {
         // A new turn, or a callback without a budget: not counted.
         seen_turn = turn;
-        turn_at = now;
+        turn_at = turn_first = now;
       } else if (now - turn_at >= turn_budget * kNsPerMs) {
         turn_at = now;  // Reported again one turn budget later.
         seen_at = now;
         Report(static_cast<uint64_t>(turn) << 32 | callback, turn_budget,
-               true);
+               true, turn_first);
         continue;
       }
     } else {
       seen_id = id;
       seen_turn = turn;
-      turn_at = now;
+      turn_at = turn_first = now;
     }
 
     if (budget != 0 || turn_budget != 0) {

@@ -126,6 +126,9 @@ class TimeoutWatchdog {
   // for whichever promise reaction of that callback runs when it arrives)
   // and budget_ms is the turn's.
   bool reporting_turn() const { return reporting_turn_; }
+  // Inside the TimeoutCallback only: when (uv_hrtime()) the reported
+  // callback, or turn, was first seen running: within a tick of its start.
+  uint64_t reporting_since() const { return reporting_since_; }
 
   // Stops the thread (if any) and waits for it. Idempotent; the destructor
   // calls it. No TimeoutCallback runs once Stop() returns.
@@ -136,7 +139,7 @@ class TimeoutWatchdog {
   static void ThreadMain(void* arg);
   void Run();
   uint64_t TickNs(uint64_t budget_ms) const;
-  void Report(uint64_t id, uint64_t budget, bool turn);
+  void Report(uint64_t id, uint64_t budget, bool turn, uint64_t since);
   // The progress counter's low 32 bits (0 without one); any thread.
   inline uint64_t progress() const;
 
@@ -151,6 +154,7 @@ class TimeoutWatchdog {
   // Written by the loop thread (BeginTurn()), read by the watchdog's thread.
   std::atomic<uint32_t> turn_{0};
   bool reporting_turn_ = false;  // the watchdog's thread only
+  uint64_t reporting_since_ = 0;  // the watchdog's thread only
   const intptr_t* progress_ = nullptr;
 
   const TimeoutCallback callback_;

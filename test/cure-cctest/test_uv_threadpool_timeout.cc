@@ -26,6 +26,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "uv.h"
@@ -1155,6 +1156,122 @@ TEST_F(FsTimeoutTest, BlacklistEntriesCanExpire) {
                                               UV_FS_SLOW_RESOURCE_MAX_TTL_MS));
 }
 
+// Report only (UV_THREADPOOL_ACTION_REPORT): what the report callback saw.
+struct Report {
+  uv_loop_t* loop;
+  void* tag;
+  uint64_t elapsed_ms;
+  int done_calls_before;  // of the Task, if the tag is one
+};
+std::vector<Report>* reports = nullptr;
+
+void RecordReport(uv_loop_t* loop, void* tag, uint64_t elapsed_ms) {
+  ASSERT_NE(nullptr, reports);
+  Task* t = static_cast<Task*>(tag);
+  reports->push_back({loop, tag, elapsed_ms, t != nullptr ? t->done_calls : -1});
+}
+
+class ThreadpoolReportTest : public FsTimeoutTest {
+ protected:
+  void SetUp() override {
+    FsTimeoutTest::SetUp();
+    reports = &reports_;
+    uv_threadpool_set_report_cb(RecordReport);
+    ASSERT_EQ(0, uv_threadpool_set_action(UV_THREADPOOL_ACTION_REPORT));
+  }
+  void TearDown() override {
+    ASSERT_EQ(0, uv_threadpool_set_action(UV_THREADPOOL_ACTION_STOP));
+    FsTimeoutTest::TearDown();
+    uv_threadpool_set_report_cb(nullptr);
+    reports = nullptr;
+  }
+
+  // Submits with the calling thread's tag set to `tag`.
+  template <typename F>
+  int Tagged(void* tag, F submit) {
+    void* saved = uv_threadpool_set_thread_tag(tag);
+    int err = submit();
+    EXPECT_EQ(tag, uv_threadpool_set_thread_tag(saved));
+    return err;
+  }
+
+  std::vector<Report> reports_;
+};
+
+TEST_F(ThreadpoolReportTest, TaskPastBudgetRunsOnAndIsReportedOnce) {
+  const uv_threadpool_stats_t before = Stats();
+  std::atomic<bool> told_to_stop{false};
+  Task t;
+  t.work = [&](Task* t) {
+    // Twice the budget and more, and never told to stop.
+    uint64_t end = uv_hrtime() + 150 * kNsPerMs;
+    while (uv_hrtime() < end)
+      if (uv_work_should_stop(&t->req)) told_to_stop = true;
+  };
+  ASSERT_EQ(0, Tagged(&t, [&] { return QueueTimed(&loop_, &t, 40); }));
+  ASSERT_TRUE(RunUntil(&loop_, [&] { return t.done_calls == 1; }));
+  EXPECT_EQ(0, t.status);
+  EXPECT_FALSE(told_to_stop.load());
+  EXPECT_EQ(0, t.reclaims);
+  ASSERT_EQ(1u, reports_.size());
+  EXPECT_EQ(&loop_, reports_[0].loop);
+  EXPECT_EQ(&t, reports_[0].tag);
+  EXPECT_GE(reports_[0].elapsed_ms, 40u);
+  EXPECT_LT(reports_[0].elapsed_ms, 150u);
+  EXPECT_EQ(0, reports_[0].done_calls_before);  // before its completion
+  const uv_threadpool_stats_t after = Stats();
+  EXPECT_EQ(before.reported + 1, after.reported);
+  EXPECT_EQ(before.timed_out, after.timed_out);
+  EXPECT_EQ(before.abandoned, after.abandoned);
+}
+
+TEST_F(ThreadpoolReportTest, UntaggedTaskIsCountedNotReported) {
+  const uint64_t reported = Stats().reported;
+  Task t;
+  t.work = [](Task*) { Spin(80 * kNsPerMs); };
+  ASSERT_EQ(0, QueueTimed(&loop_, &t, 20));
+  ASSERT_TRUE(RunUntil(&loop_, [&] { return t.done_calls == 1; }));
+  EXPECT_EQ(0, t.status);
+  EXPECT_TRUE(reports_.empty());
+  EXPECT_EQ(reported + 1, Stats().reported);
+}
+
+TEST_F(ThreadpoolReportTest, FifoReadIsNotInterruptedNorBlacklisted) {
+  const uv_threadpool_stats_t before = Stats();
+  int writer = open(fifo_.c_str(), O_RDWR);
+  ASSERT_GE(writer, 0);
+  FsReq r;
+  ASSERT_EQ(0, Tagged(&r, [&] {
+    return WithBudget(30, [&] {
+      return uv_fs_read(&loop_, &r.req, writer, &r.buf, 1, -1, FsReq::Done);
+    });
+  }));
+  // Reported while the read still blocks; then a byte arrives and the read
+  // completes with it, as without a budget.
+  ASSERT_TRUE(RunUntil(&loop_, [&] { return reports_.size() == 1; }));
+  EXPECT_EQ(&r, reports_[0].tag);
+  EXPECT_EQ(0, r.calls);
+  ASSERT_EQ(1, write(writer, "y", 1));
+  ASSERT_TRUE(RunUntil(&loop_, [&] { return r.calls == 1; }));
+  EXPECT_EQ(1, r.result);
+  EXPECT_EQ('y', r.byte);
+  EXPECT_EQ(0, uv_fs_slow_resource_check_fd(writer));
+  const uv_threadpool_stats_t after = Stats();
+  EXPECT_EQ(before.slow_resource_marks, after.slow_resource_marks);
+  EXPECT_EQ(before.timed_out, after.timed_out);
+  close(writer);
+}
+
+TEST_F(ThreadpoolReportTest, StopActionAppliesToTasksThatStartAfter) {
+  ASSERT_EQ(0, uv_threadpool_set_action(UV_THREADPOOL_ACTION_STOP));
+  Task t;
+  t.work = UntilStopped;
+  ASSERT_EQ(0, Tagged(&t, [&] { return QueueTimed(&loop_, &t, 30); }));
+  ASSERT_TRUE(RunUntil(&loop_, [&] { return t.reclaims == 1; }));
+  EXPECT_EQ(UV_ETIMEDOUT, t.status);
+  EXPECT_TRUE(reports_.empty());
+}
+
 TEST(ThreadpoolTimeoutApiTest, ErrorNamesAndArguments) {
   EXPECT_STREQ("ESLOWRESOURCE", uv_timeout_err_name(UV_ESLOWRESOURCE));
   EXPECT_STREQ("EABANDONCAP", uv_timeout_err_name(UV_EABANDONCAP));
@@ -1166,6 +1283,8 @@ TEST(ThreadpoolTimeoutApiTest, ErrorNamesAndArguments) {
   EXPECT_EQ(UV_EINVAL, uv_threadpool_set_timeout(UV_THREADPOOL_TIMEOUT_DEFAULT));
   EXPECT_EQ(UV_EINVAL, uv_priority_work(nullptr, nullptr, nullptr, 0));
   EXPECT_EQ(UV_EINVAL, uv_threadpool_set_interrupt_signal(-1));
+  EXPECT_EQ(UV_EINVAL, uv_threadpool_set_action(2));
+  EXPECT_EQ(UV_THREADPOOL_ACTION_STOP, uv_threadpool_get_action());
   EXPECT_EQ(UV_EINVAL, uv_threadpool_on_reclaim([](void*) {}, nullptr));
   EXPECT_EQ(1, uv_threadpool_commit());    // not in a task
   EXPECT_EQ(0, uv_threadpool_should_stop());

@@ -76,6 +76,12 @@
  * grace period ends is abandoned: its callback gets the timeout while it
  * runs, and everything it touches stays its own until the reclaim.
  *
+ * Report only (UV_THREADPOOL_ACTION_REPORT): at the deadline the watchdog
+ * moves DECIDING back to RUNNING with no deadline, as an extension without
+ * end, and posts a report to the task's loop ahead of any completion (both
+ * go through the loop's wq, in order), so the report callback runs while the
+ * request is still pending. Nothing is stopped, replaced or abandoned.
+ *
  * A TIMEDOUT record lives on as a zombie until both halves are over: its done
  * callback ran on the loop, and its work returned on the abandoned thread.
  * Whoever is second releases it, running the reclaim callbacks on the loop.
@@ -127,12 +133,14 @@ struct uv__tpm_task {
   void* reclaim_arg;
   uv_work_t* req;             /* uv_queue_work_timed() only */
   uv_work_timedout_cb timedout_cb;
+  void* tag;                  /* the submitter's, for the report callback */
   uv_loop_t* loop;            /* NULL once the loop is closed */
   struct uv__hangman_entry* hm;
   uint64_t budget;            /* ns */
   uint64_t start;             /* uv_hrtime() */
   uint64_t deadline;
   uint64_t grace;             /* delivered by then, returned or not */
+  uint64_t reported_ms;       /* how long it had run when reported */
   uv_thread_t thread;
   _Atomic int stop;           /* read by uv_threadpool_should_stop() */
   int kind;
@@ -210,6 +218,9 @@ static unsigned int uv__tpm_kept;
 static unsigned int uv__tpm_stalling;
 static unsigned int uv__tpm_stalling_slow;
 static uint64_t uv__tpm_stalled;      /* requests failed: UV_EPOOLSTALLED */
+static uint64_t uv__tpm_reported;     /* past their budget, only reported */
+static _Atomic int uv__tpm_action;    /* UV_THREADPOOL_ACTION_* */
+static _Atomic(uv_threadpool_report_cb) uv__tpm_report_cb;
 
 static _Thread_local struct uv__tpm_task* uv__tpm_current;
 static _Thread_local struct uv__tpm_slot* uv__tpm_slot;
@@ -219,6 +230,8 @@ static _Thread_local const struct uv__tpm_opts* uv__tpm_next;
 /* The budget of the fs and DNS requests this thread submits: 0 (none) until
  * it opts in with uv_threadpool_set_thread_timeout(). */
 static _Thread_local uint64_t uv__tpm_thread_ms;
+/* The tag of the timed requests this thread submits (report callback). */
+static _Thread_local void* uv__tpm_thread_tag;
 
 /* Task records that completed, for the next submissions on the same thread
  * (the loop's): completion and submission both happen there, so a record
@@ -410,17 +423,23 @@ static void uv__tpm_tag(struct uv__work* w) {
 }
 
 
-/* With the lock held: the loop will run n->done. */
-static void uv__tpm_post(struct uv__tpm_task* t) {
+/* With the lock held: the loop will run t->notify.done. */
+static void uv__tpm_enqueue(struct uv__tpm_task* t) {
   uv_loop_t* loop;
 
   loop = t->loop;
   t->notify_pending = 1;
-  t->posted = 1;
   uv_mutex_lock(&loop->wq_mutex);
   uv__queue_insert_tail(&loop->wq, &t->notify.wq);
   uv_async_send(&loop->wq_async);
   uv_mutex_unlock(&loop->wq_mutex);
+}
+
+
+/* With the lock held: the loop will run the delivery (or the reclaim). */
+static void uv__tpm_post(struct uv__tpm_task* t) {
+  t->posted = 1;
+  uv__tpm_enqueue(t);
 }
 
 
@@ -535,6 +554,44 @@ static void uv__tpm_time_out(struct uv__tpm_slot* s, struct uv__tpm_task* t) {
 }
 
 
+/* On the loop, before the request's done callback (which the worker
+ * posts after this, to the same queue): a task reported past its budget. */
+static void uv__tpm_report_done(struct uv__work* n, int status) {
+  uv_threadpool_report_cb cb;
+  struct uv__tpm_task* t;
+
+  t = container_of(n, struct uv__tpm_task, notify);
+  uv_mutex_lock(&uv__tpm_mutex);
+  t->notify_pending = 0;
+  uv_mutex_unlock(&uv__tpm_mutex);
+  cb = atomic_load_explicit(&uv__tpm_report_cb, memory_order_acquire);
+  if (cb != NULL)
+    cb(t->loop, t->tag, t->reported_ms);
+}
+
+
+/* With the lock held, on the watchdog, for a DECIDING task whose action is
+ * to report: it runs on without a deadline, and its loop is told. */
+static void uv__tpm_report(struct uv__tpm_slot* s,
+                           struct uv__tpm_task* t,
+                           uint64_t now) {
+  uint64_t word;
+
+  uv__tpm_reported++;
+  atomic_store_explicit(&s->deadline, (uint64_t) -1, memory_order_relaxed);
+  if (t->tag != NULL && t->loop != NULL && !t->notify_pending &&
+      atomic_load_explicit(&uv__tpm_report_cb, memory_order_relaxed) != NULL) {
+    t->reported_ms = (now - t->start) / UV__NS_PER_MS;
+    t->notify.done = uv__tpm_report_done;
+    uv__tpm_enqueue(t);  /* Before the worker can post its completion. */
+  }
+  word = atomic_load_explicit(&s->word, memory_order_relaxed);
+  atomic_store_explicit(&s->word,
+                        UV__SLOT_WORD(UV__SLOT_SEQ(word), UV__SLOT_RUNNING),
+                        memory_order_release);
+}
+
+
 /* With the lock held, on the watchdog: abandons the timed-out tasks whose
  * grace period is over (their callbacks get the timeout while the work
  * still runs). Returns the end of the earliest grace period still ahead. */
@@ -573,6 +630,12 @@ static void uv__tpm_expire(struct uv__tpm_slot* s, uint64_t now) {
   uint64_t word;
 
   t = atomic_load_explicit(&s->task, memory_order_relaxed);
+  if (atomic_load_explicit(&uv__tpm_action, memory_order_relaxed) ==
+      UV_THREADPOOL_ACTION_REPORT) {
+    uv__tpm_report(s, t, now);
+    uv_cond_broadcast(&uv__tpm_decided);
+    return;
+  }
   if (t->timedout_cb != NULL) {
     uv_mutex_unlock(&uv__tpm_mutex);
     extension = t->timedout_cb(t->req, (now - t->start) / UV__NS_PER_MS);
@@ -953,6 +1016,7 @@ struct uv__work* uv__tpm_wrap(struct uv__work* w, enum uv__work_kind kind) {
   t->loop = w->loop;
   t->kind = kind;
   t->budget = uv__tpm_ms_to_ns(ms);
+  t->tag = uv__tpm_thread_tag;
   if (opts != NULL) {
     t->req = opts->req;
     t->timedout_cb = opts->timedout_cb;
@@ -1163,6 +1227,34 @@ uint64_t uv_threadpool_set_thread_timeout(uint64_t timeout_ms) {
 }
 
 
+int uv_threadpool_set_action(int action) {
+  if (action != UV_THREADPOOL_ACTION_STOP &&
+      action != UV_THREADPOOL_ACTION_REPORT)
+    return UV_EINVAL;
+  atomic_store_explicit(&uv__tpm_action, action, memory_order_relaxed);
+  return 0;
+}
+
+
+int uv_threadpool_get_action(void) {
+  return atomic_load_explicit(&uv__tpm_action, memory_order_relaxed);
+}
+
+
+void uv_threadpool_set_report_cb(uv_threadpool_report_cb cb) {
+  atomic_store_explicit(&uv__tpm_report_cb, cb, memory_order_release);
+}
+
+
+void* uv_threadpool_set_thread_tag(void* tag) {
+  void* previous;
+
+  previous = uv__tpm_thread_tag;
+  uv__tpm_thread_tag = tag;
+  return previous;
+}
+
+
 static void uv__tpm_queue_work(struct uv__work* w) {
   uv_work_t* req;
 
@@ -1277,6 +1369,7 @@ void uv_threadpool_get_stats(uv_threadpool_stats_t* stats) {
   stats->cap_hits = uv__tpm_cap_hits;
   stats->kept_live = uv__tpm_kept;
   stats->stalled = uv__tpm_stalled;
+  stats->reported = uv__tpm_reported;
   uv__hangman_stats(stats);
   uv_mutex_unlock(&uv__tpm_mutex);
   uv__slowres_stats(stats);

@@ -7,8 +7,11 @@
 // each one here, with one store into memory the watchdog samples.
 
 const {
+  ArrayPrototypeIndexOf,
   NumberParseInt,
   ReflectApply,
+  StringPrototypeIndexOf,
+  StringPrototypeSlice,
   Uint32Array,
 } = primordials;
 
@@ -89,9 +92,9 @@ function enterContextBudget() {
   }
 }
 
-// Runs fn(...args) in an async context whose callbacks have `budget` (a
-// value of kCallbackBudget).
-function runWithContextBudget(budget, fn, args) {
+// Calls fn with thisArg and args in an async context whose callbacks have
+// `budget` (a value of kCallbackBudget).
+function runWithContextBudget(budget, fn, thisArg, args) {
   if (budgetStorage === undefined) {
     const { AsyncLocalStorage, createHook } = require('async_hooks');
     budgetStorage = new AsyncLocalStorage();
@@ -100,19 +103,49 @@ function runWithContextBudget(budget, fn, args) {
   // The caller set this callback's budget: a callback that begins inside fn
   // without a context budget of its own keeps it.
   contextBudgetApplied = false;
-  return budgetStorage.run(budget, ReflectApply, fn, undefined, args);
+  return budgetStorage.run(budget, ReflectApply, fn, thisArg, args);
 }
 
 let eventLoopTimeoutChannel;
 
 // Called from C++ (src/node_event_loop_timeout.cc) once per timeout, after
 // the interrupted callback returned, in that callback's async context.
-function publishEventLoopTimeout(error, budget) {
+// action: 'throw', or 'report' for a callback that ran on
+// (--event-loop-timeout-action=report): `error` was made where it was then,
+// not thrown, and a warning names that place. elapsed: how long (ms) the
+// callback had run at that point.
+function publishEventLoopTimeout(error, budget, action, elapsed) {
   eventLoopTimeoutChannel ??=
     require('diagnostics_channel').channel('cure:event-loop-timeout');
   if (eventLoopTimeoutChannel.hasSubscribers) {
-    eventLoopTimeoutChannel.publish({ error, budget });
+    eventLoopTimeoutChannel.publish({ error, budget, action, elapsed });
   }
+  if (action === 'report') warnEventLoopReport(error, elapsed);
+}
+
+function warnEventLoopReport(error, elapsed) {
+  const stack = `${error.stack}`;
+  const frames = StringPrototypeSlice(
+    stack, StringPrototypeIndexOf(stack, '\n') + 1);
+  require('internal/cure/report').warnReport(
+    `event-loop:${frames}`,
+    'ERR_EVENT_LOOP_TIMEOUT',
+    `${error.message}: reported, not stopped ` +
+    `(--event-loop-timeout-action=report). It had run ${elapsed} ms here:`,
+    frames || '    (no JavaScript frame)');
+}
+
+const kActions = ['throw', 'report'];
+
+// --event-loop-timeout-action on this thread: 'throw' or 'report'.
+function getEventLoopTimeoutAction() {
+  return kActions[internalBinding('cure').getEventLoopTimeoutState()[4]];
+}
+
+function setEventLoopTimeoutAction(action) {
+  enable();
+  internalBinding('cure').setEventLoopTimeoutAction(
+    ArrayPrototypeIndexOf(kActions, action));
 }
 
 function enable() {
@@ -126,14 +159,16 @@ function enable() {
   callbackState.enabled = true;
 }
 
-// At startup on every thread (pre-execution): applies --event-loop-timeout
-// and --event-loop-turn-timeout.
+// At startup on every thread (pre-execution): applies --event-loop-timeout,
+// --event-loop-turn-timeout and --event-loop-timeout-action.
 function setupEventLoopTimeout() {
   const { getOptionValue } = require('internal/options');
   // Validated at startup (src/node_options.cc).
   const ms = NumberParseInt(getOptionValue('--event-loop-timeout'), 10);
   const turnMs =
     NumberParseInt(getOptionValue('--event-loop-turn-timeout'), 10);
+  if (getOptionValue('--event-loop-timeout-action') === 'report')
+    setEventLoopTimeoutAction('report');
   if (ms > 0) {
     enable();
     internalBinding('cure').setEventLoopTimeout(ms);
@@ -148,9 +183,12 @@ module.exports = {
   beginCallback,
   callbackState,
   enable,
+  getEventLoopTimeoutAction,
   kNoBudget,
   kUseDefaultBudget,
   runWithContextBudget,
   setCallbackBudget,
+  setEventLoopTimeoutAction,
   setupEventLoopTimeout,
+  timeoutActions: kActions,
 };

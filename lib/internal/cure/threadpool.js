@@ -7,6 +7,7 @@
 // diagnostics_channel events. Nothing here runs per request.
 
 const {
+  ArrayPrototypeIndexOf,
   ObjectFreeze,
 } = primordials;
 
@@ -116,6 +117,7 @@ function publishThreadpoolTimeout(kind, errno, syscall, path, slowResource) {
       syscall,
       path,
       budget: binding.getThreadpoolTimeout(),
+      action: 'throw',
     }));
   }
   if (slowResource && slowResourceChannel.hasSubscribers) {
@@ -125,6 +127,48 @@ function publishThreadpoolTimeout(kind, errno, syscall, path, slowResource) {
       path,
     }));
   }
+}
+
+// Called by C++ once per task past its budget while the action is to report
+// (--threadpool-timeout-action=report), on its loop thread, in the async
+// context of its request where it has one, while the task runs on. `path`
+// is the fs path or the DNS host or address.
+function reportThreadpoolTimeout(kind, syscall, path, elapsed) {
+  lazyChannels();
+  const budget = binding.getThreadpoolTimeout();
+  if (timeoutChannel.hasSubscribers) {
+    timeoutChannel.publish(ObjectFreeze({
+      __proto__: null,
+      kind,
+      code: 'ERR_THREADPOOL_TIMEOUT',
+      errno: UV_ETIMEDOUT,
+      syscall,
+      path,
+      budget,
+      action: 'report',
+      elapsed,
+    }));
+  }
+  let what = kind;
+  if (syscall !== undefined) what += ` ${syscall}`;
+  if (path !== undefined) what += ` '${path}'`;
+  require('internal/cure/report').warnReport(
+    `threadpool:${what}`,
+    'ERR_THREADPOOL_TIMEOUT',
+    `Threadpool task ${what} ran longer than its budget of ${budget} ms ` +
+    '(--threadpool-timeout): reported, not stopped ' +
+    `(--threadpool-timeout-action=report). It had run ${elapsed} ms.`);
+}
+
+const kActions = ['throw', 'report'];
+
+// --threadpool-timeout-action: 'throw' or 'report'. Process-wide.
+function getThreadpoolTimeoutAction() {
+  return kActions[binding.getThreadpoolTimeoutAction()];
+}
+
+function setThreadpoolTimeoutAction(action) {
+  binding.setThreadpoolTimeoutAction(ArrayPrototypeIndexOf(kActions, action));
 }
 
 // node:cure's counters, from uv_threadpool_get_stats(): process-wide, as
@@ -141,6 +185,7 @@ function getThreadpoolStats() {
     7: slowResourceHits,
     8: keptLive,
     9: stalled,
+    10: reported,
   } = binding.getThreadpoolStats();
   return {
     timedOut,
@@ -153,6 +198,7 @@ function getThreadpoolStats() {
     slowResourceHits,
     keptLive,
     stalled,
+    reported,
   };
 }
 
@@ -160,7 +206,10 @@ module.exports = {
   createThreadpoolError,
   createWorkTimeoutError,
   getThreadpoolStats,
+  getThreadpoolTimeoutAction,
   isThreadpoolErrno,
   publishThreadpoolTimeout,
+  reportThreadpoolTimeout,
+  setThreadpoolTimeoutAction,
   threadpoolChannelsActive,
 };

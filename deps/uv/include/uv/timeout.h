@@ -121,6 +121,33 @@ UV_EXTERN int uv_queue_work_timed(uv_loop_t* loop,
                                   uint64_t timeout_ms,
                                   uv_work_timedout_cb timedout_cb);
 
+/* What the manager does with a task past its budget, pool-wide:
+ * UV_THREADPOOL_ACTION_STOP (the default) stops it as described above;
+ * UV_THREADPOOL_ACTION_REPORT only reports it: the task runs on to its end
+ * as if it had no budget (no stop flag, no signal, no replacement worker, no
+ * slow-resource mark, its done callback gets its own status), and the loop
+ * that submitted it is told once, through the report callback below. For
+ * applications that want to see what would time out before they let it. */
+#define UV_THREADPOOL_ACTION_STOP 0
+#define UV_THREADPOOL_ACTION_REPORT 1
+UV_EXTERN int uv_threadpool_set_action(int action);
+UV_EXTERN int uv_threadpool_get_action(void);
+
+/* Called on the loop thread of a task reported past its budget
+ * (UV_THREADPOOL_ACTION_REPORT), with the tag it was submitted with and how
+ * long it had run, before the request's done callback: the request is still
+ * pending, so whatever the tag points to that the request keeps alive is
+ * alive. Only tasks submitted with a tag are reported (all are counted). */
+typedef void (*uv_threadpool_report_cb)(uv_loop_t* loop,
+                                        void* tag,
+                                        uint64_t elapsed_ms);
+UV_EXTERN void uv_threadpool_set_report_cb(uv_threadpool_report_cb cb);
+
+/* The tag of the timed requests the calling thread submits from now on
+ * (NULL: none); returns the previous one, so that a caller can scope it
+ * around a submission, as it does the budget. */
+UV_EXTERN void* uv_threadpool_set_thread_tag(void* tag);
+
 /* Cooperative cancellation, for work running on a pool or priority thread:
  * nonzero once the task running on the calling thread has been abandoned.
  * uv_work_should_stop() also checks that `req` is that task. */
@@ -197,7 +224,8 @@ typedef struct uv_threadpool_stats_s {
   uint64_t completed_late;      /* of those, committed: completed normally */
   uint64_t kept_live;           /* threads kept in timed-out work (cap) */
   uint64_t stalled;             /* requests failed with UV_EPOOLSTALLED */
-  uint64_t reserved[2];
+  uint64_t reported;            /* tasks past their budget, only reported */
+  uint64_t reserved[1];
 } uv_threadpool_stats_t;
 
 UV_EXTERN void uv_threadpool_get_stats(uv_threadpool_stats_t* stats);
