@@ -9,7 +9,9 @@
           with node-gyp against build/node) and passes their directory in
           NODECURE_TEST_ADDONS
   smoke   end to end: ./node reports the c-ares and ICU ./configure used,
-          an Express 5 app served by ./node on 127.0.0.1, and native addons
+          an Express 5 app served by ./node on 127.0.0.1, the Express,
+          Fastify and Koa examples of doc/guides/examples under a ReDoS with
+          per-request budgets (test/cure-smoke/frameworks), and native addons
           built with node-gyp (against our headers and against the official
           Node 22.22.2 headers) loaded by ./node
   ehp     a smoke of the EHP attack suite (test/ehp/, make ehp): five
@@ -265,6 +267,138 @@ def smoke_express_redos(node, label, checks):
                   '%d other requests' % (label, evil['seconds'], len(others)))
 
 
+def timed_get(port, path):
+  """GET on a connection of its own: (status, body, seconds)."""
+  start = time.monotonic()
+  status, body = http_get(port, path)
+  return status, body, time.monotonic() - start
+
+
+@contextlib.contextmanager
+def example_server(name, *options):
+  """Serves doc/guides/examples/<name>.js with ./node [options] and the
+  locked dependencies of test/cure-smoke/frameworks (the example is copied
+  next to their node_modules); yields (port, lines it has printed so far)."""
+  app = WORK / 'smoke' / 'frameworks'
+  npm_ci(ROOT / 'test' / 'cure-smoke' / 'frameworks', app)
+  (app / 'examples').mkdir(exist_ok=True)
+  script = app / 'examples' / (name + '.js')
+  shutil.copy(ROOT / 'doc' / 'guides' / 'examples' / (name + '.js'), script)
+  proc = subprocess.Popen([str(NODE), *options, str(script)], cwd=app,
+                          env=dict(os.environ, PORT='0'),
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          text=True)
+  lines = []
+  started = threading.Event()
+
+  def drain():  # keeps the pipe from filling up; the test reads the logs
+    for line in proc.stdout:
+      lines.append(line.rstrip('\n'))
+      if line.startswith('listening on '):
+        started.set()
+    started.set()  # the server exited
+
+  reader = threading.Thread(target=drain, daemon=True)
+  reader.start()
+  try:
+    started.wait(30)
+    listening = [l for l in lines if l.startswith('listening on ')]
+    if not listening:
+      raise AssertionError('%s did not start: %s' % (name, '\n'.join(lines)))
+    yield int(listening[0].rsplit(':', 1)[1]), lines
+    assert proc.poll() is None, '%s died: %s' % (name, '\n'.join(lines))
+  finally:
+    proc.terminate()
+    try:
+      proc.wait(10)
+    except subprocess.TimeoutExpired:
+      proc.kill()
+      proc.wait(10)
+    reader.join(10)
+
+
+EVIL_SKU = 'a' * 40 + '!'  # the backtracking regexp of the examples: for ever
+
+
+def tighter_budget(port):
+  """/suggest has 50 ms, /search the default 200 ms, and both run the same
+  backtracking regexp. Finds an input that /search rejects (400) after 70 ms
+  or more, and checks that /suggest answers it with 503 while /search still
+  answers 400. The machine is shared and noisy: up to three tries, each
+  finding the input afresh. Returns (letters, seconds /search took)."""
+  tries = []
+  for _ in range(3):
+    for n in range(16, 31):
+      sku = 'a' * n + '!'
+      status, _, seconds = timed_get(port, '/search?sku=' + sku)
+      if status == 503:  # went past 200 ms at once: try again
+        tries.append((n, 'search 503'))
+        break
+      assert status == 400, (n, status)
+      if seconds < 0.07:
+        continue
+      suggest = timed_get(port, '/suggest?sku=' + sku)[0]
+      search = timed_get(port, '/search?sku=' + sku)[0]
+      if suggest == 503 and search == 400:
+        return n, seconds
+      tries.append((n, seconds, suggest, search))
+      break
+  raise AssertionError('no input between the two budgets: %r' % tries)
+
+
+def smoke_framework(name, checks):
+  """doc/guides/examples/<name>.js served by ./node --event-loop-timeout=200:
+  the evil request gets 503 while another client gets 200, the timeout is
+  logged with the client, /admin/export (no budget) runs past 200 ms and
+  gets 200, /suggest (50 ms) times out where /search (200 ms) does not, and
+  the server is still alive at the end."""
+  with example_server(name, '--event-loop-timeout=200') as (port, lines):
+    status, body, _ = timed_get(port, '/search?sku=abc-123')
+    assert status == 200, (status, body)
+    assert json.loads(body) == {'sku': 'abc-123', 'found': True}, body
+
+    evil = {}
+
+    def attack():
+      evil['status'], evil['body'], evil['seconds'] = timed_get(
+          port, '/search?sku=' + EVIL_SKU)
+
+    attacker = threading.Thread(target=attack)
+    attacker.start()
+    time.sleep(0.05)  # the evil request is being handled
+    others = []
+    while attacker.is_alive() and len(others) < 50:
+      others.append(timed_get(port, '/search?sku=abc-124')[0])
+    attacker.join(30)
+    assert evil.get('status') == 503, evil
+    assert json.loads(evil['body']) == {'error': 'timeout'}, evil
+    assert 0.2 <= evil['seconds'] < 5, evil
+    assert others and all(s == 200 for s in others), others
+
+    deadline = time.monotonic() + 5
+    while not any('ERR_EVENT_LOOP_TIMEOUT' in l and '127.0.0.1' in l
+                  for l in lines):
+      assert time.monotonic() < deadline, 'no log of the client: %r' % lines
+      time.sleep(0.05)
+
+    status, body, export_seconds = timed_get(port, '/admin/export')
+    assert status == 200, (status, body[:200])
+    assert len(body.splitlines()) == 200001, len(body.splitlines())
+    # It must have run past the default budget to show the opt-out.
+    assert export_seconds > 0.2, export_seconds
+
+    letters, search_seconds = tighter_budget(port)
+
+    status, _, _ = timed_get(port, '/suggest?sku=abc')
+    assert status == 200, status
+    checks.append(
+        '%s example: 503 for the evil request after %.2f s while %d other '
+        'request(s) got 200; /admin/export 200 after %.2f s; /suggest 503 '
+        'for %d letters that /search rejected in %.3f s' %
+        (name, evil['seconds'], len(others), export_seconds, letters,
+         search_seconds))
+
+
 def node_gyp(node, addon, nodedir):
   """`node-gyp rebuild` in `addon` against the headers of `nodedir`, with the
   node-gyp of test/cure-smoke/tools, run by `node`."""
@@ -297,6 +431,12 @@ def smoke(result):
       ('express', lambda: smoke_express(NODE, './node', checks)),
       ('express under a ReDoS',
        lambda: smoke_express_redos(NODE, './node', checks)),
+  ] + [
+      # doc/guides/examples: per-request budgets in Express, Fastify, Koa
+      ('%s example' % name,
+       (lambda name=name: smoke_framework(name, checks)))
+      for name in ('express', 'fastify', 'koa')
+  ] + [
       ('addon (our headers)',
        lambda: smoke_addon(NODE, TREE, 'nodecure', checks)),
       ('addon (official headers)',
@@ -308,9 +448,12 @@ def smoke(result):
                                         './node-baseline', checks)))
   for name, step in steps:
     try:
+      done = len(checks)
       step()
       print('ok - smoke: %s' % name)
-    except (AssertionError, OSError, SystemExit) as e:
+      for check in checks[done:]:
+        print('  # %s' % check)
+    except (AssertionError, OSError, SystemExit, ValueError) as e:
       failed += 1
       print('not ok - smoke: %s: %s' % (name, e))
   result.add('smoke', len(steps) - failed, failed)
