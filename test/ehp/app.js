@@ -187,6 +187,24 @@ app.post('/upload', raw, (req, res, next) => {
   });
 });
 
+// An upload archived for long-term storage: compressed once, with brotli at
+// its best (slowest) quality and largest window. The pool compresses a
+// block of the window per task, for seconds when the data does not
+// compress.
+app.post('/archive', raw, (req, res, next) => {
+  const { BROTLI_PARAM_QUALITY, BROTLI_PARAM_LGWIN, BROTLI_MAX_QUALITY,
+          BROTLI_MAX_WINDOW_BITS } = zlib.constants;
+  zlib.brotliCompress(req.body, {
+    params: {
+      [BROTLI_PARAM_QUALITY]: BROTLI_MAX_QUALITY,
+      [BROTLI_PARAM_LGWIN]: BROTLI_MAX_WINDOW_BITS,
+    },
+  }, (err, data) => {
+    if (err) return next(err);
+    res.json({ bytes: req.body.length, archived: data.length });
+  });
+});
+
 // The error handler: a TimeoutError is the server protecting itself (503,
 // retry later); anything else is a plain 500.
 app.use((err, req, res, next) => {

@@ -13,6 +13,8 @@
 //   small(ctx)            a smaller request that still far exceeds the
 //                         repetition run's budget (the repetitions send it
 //                         1,000 times); request() when absent
+//   smallCount            how many of them each repetition sends at once
+//                         (default: as the attack)
 //   parallel              requests sent at once (4: one per pool worker)
 //   every                 with `count`: send `count` requests, one each
 //                         `every` ms, without waiting for the answers
@@ -57,6 +59,21 @@ function bomb(bytes) {
 }
 
 const get = (path) => () => ({ method: 'GET', path });
+
+// `bytes` of noise (incompressible), the same each run.
+const noises = new Map();
+function noise(bytes) {
+  if (!noises.has(bytes)) {
+    const buf = Buffer.alloc(bytes);
+    let x = 12345;
+    for (let i = 0; i < bytes; i++) {
+      x = (x * 1103515245 + 12345) >>> 0;
+      buf[i] = x >>> 24;
+    }
+    noises.set(bytes, buf);
+  }
+  return noises.get(bytes);
+}
 
 const attacks = [
   // --- The language --------------------------------------------------------
@@ -195,6 +212,22 @@ const attacks = [
     // getaddrinfo(): the lookups starve the other lookups, not the files.
     legit: ['/', '/lookup?host=localhost'],
     request: (ctx) => get(`/lookup?host=${ctx.host()}`)(),
+  },
+  {
+    id: 'brotli-archive',
+    title: 'zlib.brotliCompress() at the best quality of 16 MiB of noise, x4',
+    category: 'pool',
+    parallel: 4,
+    // Incompressible data: brotli's slowest path, a second or more per
+    // threadpool task. Nothing stops the encoder inside a task: past its
+    // budget the task is abandoned and its thread computes on until the
+    // block is done. So the repetitions send one 4 MiB upload at a time
+    // (~0.2 s of abandoned work each, far past their 20 ms budget).
+    request: () => ({ method: 'POST', path: '/archive',
+                      body: noise(16 * 2 ** 20) }),
+    small: () => ({ method: 'POST', path: '/archive',
+                    body: noise(4 * 2 ** 20) }),
+    smallCount: 1,
   },
   {
     id: 'gunzip-bomb',

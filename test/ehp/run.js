@@ -198,9 +198,10 @@ function send(port, req, timeoutMs) {
 // starts, their bodies as Buffers: encoding a 192 MiB string while sending
 // would hold the runner's own event loop, and with it the load generator's
 // measurements.
-async function requests(attack, ctx, make = attack.request) {
+async function requests(attack, ctx, make = attack.request,
+                        count = attack.count) {
   const reqs = [];
-  for (let i = 0; i < attack.count; i++) {
+  for (let i = 0; i < count; i++) {
     const req = await make(ctx, i);
     if (typeof req.body === 'string') req.body = Buffer.from(req.body);
     reqs.push(req);
@@ -286,7 +287,8 @@ async function runOnce(attack, binary, flags, ctx, duration) {
 
 async function repeat(attack, binary, flags, ctx, reps) {
   const server = await startServer(binary, flags, ctx.files, ctx.wrap);
-  const reqs = await requests(attack, ctx, attack.small ?? attack.request);
+  const reqs = await requests(attack, ctx, attack.small ?? attack.request,
+                              attack.smallCount ?? attack.count);
   const statuses = {};
   const round = async () => {
     const answers = await Promise.all(reqs.map((r) => send(server.port, r, 60000)));
