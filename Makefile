@@ -5,11 +5,24 @@
 #   make test-upstream         Node's own test/parallel and test/sequential
 #   make test-sanitizers       our GoogleTest units under ThreadSanitizer and ASan
 #   make baseline              the unpatched twin, ./node-baseline
+#   make bench-overhead        what the timeouts cost: macro and micro
+#                              benchmarks, ./node against ./node-baseline
 #   make export-patches        write build/node's commits back to patches/
 #   make check-inputs          which pinned inputs have left or changed in the
 #                              archive (no download)
 #   make update-inputs         move followed inputs (c-ares, ICU) to their
 #                              suite's current security release (maintainers)
+#   make install               node, npm, npx, corepack and the headers into
+#                              PREFIX (/usr/local) under DESTDIR
+#   make binary                build/dist/nodecure-v22.22.2-cure.N-linux-x64.tar.xz
+#   make headers               build/dist/nodecure-v22.22.2-cure.N-headers.tar.gz
+#   make dist-mirror           build/dist/mirror, laid out as nodejs.org/dist
+#   make deb                   build/dist/nodecure_22.22.2+cureN-1_amd64.deb
+#   make test-dist             install them as a user would and use npm, npx,
+#                              corepack, node-gyp, n and the .deb
+#   make release               the portable release build (build/release):
+#                              OpenSSL, zlib, brotli, nghttp2, sqlite, zstd
+#                              linked statically; then DIST_TREE=build/release
 
 PYTHON ?= python3
 JOBS ?= $(shell nproc)
@@ -33,7 +46,9 @@ export CCACHE_MAXSIZE ?= 25G
 
 .PHONY: all node baseline overlay test test-cctest test-js test-smoke \
         test-ehp test-upstream test-sanitizers test-asan ehp ehp-demo \
-        export-patches check-inputs update-inputs clean distclean
+        bench-overhead export-patches check-inputs update-inputs clean distclean \
+        install uninstall binary headers dist-mirror deb dist test-dist \
+        release release-deps release-dry-run
 
 all: node
 
@@ -80,6 +95,16 @@ ehp: node baseline
 ehp-demo: node
 	$(PYTHON) tools/nodecure/ehp.py --demo
 
+# What the timeouts cost (doc/contributing/overhead.md): Express, Koa,
+# Fastify, ws, LokiJS, callback chains and upstream's benchmark/ subsets on
+# ./node, options off and on (budgets that never fire), against
+# ./node-baseline, run by run, plus callgrind's instruction counts; the
+# table and the plots in build/bench-overhead. About 30-35 minutes on 2 cores:
+# run it on an idle machine. ARGS=--quick for a smoke of a few minutes,
+# ARGS=--help for the rest (runs, durations, cases).
+bench-overhead: node baseline
+	$(PYTHON) tools/nodecure/bench_overhead.py $(ARGS)
+
 test-upstream: node
 	$(PYTHON) tools/nodecure/test_upstream.py
 
@@ -109,9 +134,59 @@ check-inputs:
 update-inputs:
 	$(PYTHON) tools/nodecure/update_inputs.py
 
+# Installing nodecure like Node (doc/contributing/distributing.md). The
+# packaged tree is build/node (./node), or DIST_TREE=build/release for the
+# release build of make release.
+PREFIX ?= /usr/local
+DESTDIR ?=
+DIST_TREE ?= build/node
+DIST := $(PYTHON) tools/nodecure/dist.py --tree $(DIST_TREE)
+DIST_NODE := $(if $(filter build/release,$(DIST_TREE)),,node)
+
+install: $(DIST_NODE)
+	$(DIST) install --prefix '$(PREFIX)' --destdir '$(DESTDIR)'
+
+uninstall:
+	$(DIST) uninstall --prefix '$(PREFIX)' --destdir '$(DESTDIR)'
+
+binary: $(DIST_NODE)
+	$(DIST) binary
+
+headers: $(DIST_NODE)
+	$(DIST) headers
+
+# Makes the tarballs first when they are missing or older than the node.
+dist-mirror: $(DIST_NODE)
+	$(DIST) mirror
+
+deb: $(DIST_NODE)
+	$(DIST) deb
+
+# All of the above but install.
+dist: $(DIST_NODE)
+	$(DIST) all
+
+# About 10 minutes: the packages when stale, then npm, npx, corepack,
+# node-gyp, n and the .deb, with the registry and 127.0.0.1.
+test-dist: $(DIST_NODE)
+	$(PYTHON) tools/nodecure/test_dist.py --tree $(DIST_TREE)
+
+# The portable release build: static OpenSSL 3.5, zlib, brotli, nghttp2,
+# sqlite and zstd from Debian's sources (build/release-deps), then Node in
+# build/release from build/node's tree. Long on 2 cores (building.md).
+release-deps:
+	$(PYTHON) tools/nodecure/release.py deps
+
+release: $(TREE)/config.gypi
+	$(PYTHON) tools/nodecure/release.py all
+
+# What make release would run (the sources unpacked and patched only).
+release-dry-run:
+	$(PYTHON) tools/nodecure/release.py all --dry-run
+
 clean:
 	$(RM) node node-baseline
-	$(RM) -r $(TREE)/out $(BASE)/out build/test
+	$(RM) -r $(TREE)/out $(BASE)/out build/test build/test-dist build/dist
 
 distclean:
 	$(RM) node node-baseline
