@@ -34,9 +34,11 @@ function spinUntilInterrupted() {
 }
 
 // The callback was interrupted by a budget of `budget` ms, not before it.
+// `elapsed` is counted from the first line of the callback's code, which a
+// loaded machine may reach a few milliseconds after the callback began.
 function assertBudget({ elapsed, budget }, expected) {
   assert.strictEqual(budget, expected);
-  assert.ok(elapsed >= expected, `interrupted after ${elapsed} ms`);
+  assert.ok(elapsed >= expected - 10, `interrupted after ${elapsed} ms`);
 }
 
 const cases = [

@@ -105,6 +105,7 @@ bool CanThrowHere(Isolate* isolate) {
 
 std::atomic<int> TimeoutInterrupts::pending_{0};
 std::atomic<int> TimeoutInterrupts::installed_{0};
+thread_local int TimeoutInterrupts::bigint_depth_ = 0;
 
 // The delegate and the pending request of each isolate that has a delegate.
 class TimeoutInterruptTable final : public AllStatic {
@@ -192,6 +193,13 @@ bool TimeoutInterrupts::ShouldAbort(Isolate* isolate) {
   // No stack walk here: this runs inside fast C calls that have no exit
   // frame to walk from.
   return delegate->Check(epoch) == v8::TimeoutInterrupt::Decision::kDeliver;
+}
+
+// static
+bool TimeoutInterrupts::PollThrew(Isolate* isolate) {
+  StackLimitCheck check(isolate);
+  if (!check.InterruptRequested()) return false;
+  return IsException(HandleInterrupts(isolate), isolate);
 }
 
 // static

@@ -58,6 +58,31 @@ class TimeoutInterrupts final : public AllStatic {
   // nothing is due any more (the caller then goes on).
   static Tagged<Object> ThrowIfDue(Isolate* isolate);
 
+  // For long loops of the runtime over a client-sized range that may run
+  // JavaScript anyway (getters): serves the interrupts that are due, as a
+  // stack check does, and returns true if that threw (a TimeoutError or
+  // termination). A load and a compare while none is requested. Call it
+  // every kPollInterval iterations.
+  static bool PollThrew(Isolate* isolate);
+  static constexpr size_t kPollInterval = size_t{1} << 16;
+
+  // The long operations of the bigint library (multiplication, division,
+  // conversion to and from strings of millions of digits) poll
+  // BigIntPlatform::InterruptRequested(). Inside this scope, which the
+  // runtime's BigInt functions open around them, that also says yes for a
+  // timeout that would be thrown (ShouldAbort()): the operation stops and
+  // its caller throws it (ThrowIfDue()), or computes again if nothing is
+  // due any more. Outside (fast C calls from generated code, which cannot
+  // throw) only termination stops them, as upstream.
+  class V8_NODISCARD BigIntScope final {
+   public:
+    BigIntScope() { bigint_depth_++; }
+    ~BigIntScope() { bigint_depth_--; }
+    BigIntScope(const BigIntScope&) = delete;
+    BigIntScope& operator=(const BigIntScope&) = delete;
+  };
+  static bool InBigIntScope() { return bigint_depth_ != 0; }
+
  private:
   friend class TimeoutInterruptTable;
   static void KeepArmedSlow(Isolate* isolate);
@@ -68,6 +93,8 @@ class TimeoutInterrupts final : public AllStatic {
   static std::atomic<int> pending_;
   // Isolates with a delegate, process-wide.
   static std::atomic<int> installed_;
+  // BigIntScopes open on this thread.
+  static thread_local int bigint_depth_;
 };
 
 }  // namespace internal
