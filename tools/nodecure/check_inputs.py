@@ -138,13 +138,14 @@ def main():
           'nothing checked' % apt.errors[-1])
     sys.exit(1)
   report = Report()
-  for name, spec in inputs.DEBIAN.items():
+  for name, spec in list(inputs.DEBIAN.items()) + \
+      list(inputs.DEBIAN_RELEASE.items()):
     package = spec.get('package', name)
     for fname, digest in spec['files'].items():
       check_file(apt, report, package, spec, fname, digest)
     if 'follow' in spec:
       check_followed(apt, report, name, spec)
-  for table in (inputs.NPM, inputs.NPM_TEST):
+  for table in (inputs.NPM, inputs.NPM_DIST, inputs.NPM_TEST):
     for name, (version, digest) in table.items():
       check_npm(report, name, version, digest)
   text, drift = report.summary()

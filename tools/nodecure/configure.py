@@ -516,7 +516,10 @@ def overlay(tree):
   too (the exclude list remembers what the last overlay copied)."""
   exclude = []
   upstream = set(git(tree, 'ls-files', capture=True).splitlines())
-  exclude_file = tree / '.git' / 'info' / 'exclude'
+  # A worktree's (build/release, release.py) is its repository's.
+  exclude_file = tree / git(tree, 'rev-parse', '--git-path', 'info/exclude',
+                            capture=True).strip()
+  exclude_file.parent.mkdir(parents=True, exist_ok=True)
   copied_before = set()
   if exclude_file.exists():
     copied_before = {line[1:] for line in exclude_file.read_text().splitlines()
@@ -591,6 +594,9 @@ def main():
   ap.add_argument('--fetch-only', action='store_true',
                   help='only fill the download cache (with the inputs of '
                        'make test too)')
+  ap.add_argument('--release', action='store_true',
+                  help='with --fetch-only: also the sources of make '
+                       'release\'s static libraries')
   ap.add_argument('extra', nargs='*',
                   help='extra options for upstream configure.py, after --')
   args = ap.parse_args()
@@ -599,7 +605,7 @@ def main():
   if args.node_tarball:
     upstream = official_source(args.node_tarball, args.node_shasums)
   else:
-    fetch_all(tests=args.fetch_only)
+    fetch_all(tests=args.fetch_only, release=args.release)
     upstream = None
   if args.fetch_only:
     return

@@ -148,18 +148,32 @@ def debian_apt():
   return Apt(inputs.SUITES)
 
 
-def fetch_all(tests=False):
-  """Every input of ./configure (and with TESTS, of make test too)."""
+def fetch_all(tests=False, release=False):
+  """Every input of ./configure (and with TESTS, of make test and of the
+  packages too: npm and corepack, inputs.NPM_DIST). RELEASE adds the sources
+  of the release build's static libraries (inputs.DEBIAN_RELEASE)."""
   CACHE.mkdir(parents=True, exist_ok=True)
   apt = debian_apt()
   for name, spec in inputs.DEBIAN.items():
     fetch_debian(apt, name, spec)
+  if release:
+    for name, spec in inputs.DEBIAN_RELEASE.items():
+      fetch_debian(apt, name, spec)
   for name, (version, digest) in inputs.NPM.items():
     fetch_npm(name, version, digest)
   if tests:
-    for name, (version, digest) in inputs.NPM_TEST.items():
-      fetch_npm(name, version, digest)
+    for table in (inputs.NPM_DIST, inputs.NPM_TEST):
+      for name, (version, digest) in table.items():
+        fetch_npm(name, version, digest)
   log('inputs: %s' % summary())
+
+
+def fetch_release():
+  """The sources of the release build's static libraries."""
+  CACHE.mkdir(parents=True, exist_ok=True)
+  apt = debian_apt()
+  for name, spec in inputs.DEBIAN_RELEASE.items():
+    fetch_debian(apt, name, spec)
 
 
 def summary():
@@ -182,7 +196,8 @@ def cached(fname):
 def debian_file(name, kind):
   """The cached file of Debian input NAME whose name contains KIND
   ('.orig.tar', '.orig-ada.tar', '.debian.tar')."""
-  files = [f for f in inputs.DEBIAN[name]['files'] if kind in f]
+  spec = inputs.DEBIAN.get(name) or inputs.DEBIAN_RELEASE[name]
+  files = [f for f in spec['files'] if kind in f]
   if len(files) != 1:
     die('tools/nodecure/inputs.py: %s lists %d files with %r in their name; '
         'expected one' % (name, len(files), kind))
@@ -197,5 +212,12 @@ def npm_tgz(name):
 def fetch_test_input(name):
   """A test-only npm input (inputs.NPM_TEST), fetched on first use."""
   version, digest = inputs.NPM_TEST[name]
+  CACHE.mkdir(parents=True, exist_ok=True)
+  return fetch_npm(name, version, digest)
+
+
+def fetch_dist_input(name):
+  """npm or corepack (inputs.NPM_DIST), fetched on first use."""
+  version, digest = inputs.NPM_DIST[name]
   CACHE.mkdir(parents=True, exist_ok=True)
   return fetch_npm(name, version, digest)

