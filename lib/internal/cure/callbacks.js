@@ -26,13 +26,17 @@ const kNoBudget = 0xFFFFFFFF;
 // `fields`: a Uint32Array over the shared words once this thread's watchdog
 // exists, and words of nobody's until then. It is a property of an object
 // that the queues hold (internal/process/task_queues, internal/timers), so
-// that they end a callback without a call and without a test: when the
-// application's code of a callback returns, a timeout that fired just then
-// is still pending, and the entry check of any function called next (even
-// beginCallback()) would throw it into Node's own bookkeeping. The queues
-// therefore store a new id first,
-//   callbackState.fields[0] = (callbackState.fields[0] + 2) | 1;
-// which V8 then sees as another callback: the late request is dropped.
+// that they end a callback without a call: when the application's code of a
+// callback returns, a timeout that fired just then is still pending, and the
+// entry check of any function called next (even beginCallback()) would
+// throw it into Node's own bookkeeping. The queues therefore store a new id
+// first,
+//   if (callbackState.enabled)
+//     callbackState.fields[0] = (callbackState.fields[0] + 2) | 1;
+// which V8 then sees as another callback: the late request is dropped. Until
+// the feature is used on the thread (`enabled`), they neither store nor
+// call beginCallback(): a load and a branch per callback, as upstream would
+// pay for nothing.
 // (A plain literal: one with `__proto__: null` is a dictionary-mode object,
 // whose property loads cost ~10 ns on the nextTick path.)
 const callbackState = {
