@@ -96,8 +96,8 @@ static void uv__fs_release_late(uv_fs_t* req, ssize_t r) {
 
 
 /* On the worker, right after the system call: nonzero if the work may
- * publish `r` (errno `err`) in the request. */
-int uv__fs_commit(uv_fs_t* req, ssize_t r, int err) {
+ * publish `r` (errno `err`) in the request (uv__fs_commit()'s slow path). */
+int uv__fs_commit_slow(uv_fs_t* req, ssize_t r, int err) {
   if (r == -1 && err == EINTR && uv__tpm_stopping()) {
     /* A synchronous call has no done callback to set its status: it
      * returns UV_EINTR (UV_ETIMEDOUT from a stopped section, see

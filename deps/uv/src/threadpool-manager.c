@@ -137,11 +137,10 @@ struct uv__tpm_task {
   uv_loop_t* loop;            /* NULL once the loop is closed */
   struct uv__hangman_entry* hm;
   uint64_t budget;            /* ns */
-  uint64_t start;             /* uv_hrtime() */
-  uint64_t deadline;
+  uint64_t start;             /* uv_hrtime(); set at its deadline */
   uint64_t grace;             /* delivered by then, returned or not */
   uint64_t reported_ms;       /* how long it had run when reported */
-  uv_thread_t thread;
+  uv_thread_t thread;         /* set at its deadline, from its slot */
   _Atomic int stop;           /* read by uv_threadpool_should_stop() */
   int kind;
   int status;                 /* UV_ETIMEDOUT, UV_EABANDONCAP or
@@ -161,10 +160,13 @@ struct uv__tpm_task {
 
 /* A worker thread's view of the task it runs. The owning thread writes
  * everything but `word` and `seen` without synchronisation; the watchdog
- * reads `task`, `deadline` and `budget` after an acquire load of `word`. */
+ * reads `task`, `start`, `deadline` and `budget` after an acquire load of
+ * `word`. The worker writes nothing into the task's record on the way of a
+ * task that ends in time: the record's lines stay the loop thread's. */
 struct uv__tpm_slot {
   _Atomic uint64_t word;             /* UV__SLOT_WORD(seq, state) */
-  _Atomic uint64_t deadline;         /* of the task started last, ns */
+  _Atomic uint64_t start;            /* of the task started last, ns */
+  _Atomic uint64_t deadline;
   _Atomic uint64_t budget;           /* ns */
   _Atomic(struct uv__tpm_task*) task;
   uint64_t seq;                      /* owner: tasks started */
@@ -222,7 +224,7 @@ static uint64_t uv__tpm_reported;     /* past their budget, only reported */
 static _Atomic int uv__tpm_action;    /* UV_THREADPOOL_ACTION_* */
 static _Atomic(uv_threadpool_report_cb) uv__tpm_report_cb;
 
-static _Thread_local struct uv__tpm_task* uv__tpm_current;
+_Thread_local struct uv__tpm_task* uv__tpm_current;
 static _Thread_local struct uv__tpm_slot* uv__tpm_slot;
 static _Thread_local _Atomic int* uv__tpm_current_stop;
 static _Thread_local struct uv__tpm_task* uv__tpm_delivering;
@@ -236,10 +238,11 @@ static _Thread_local void* uv__tpm_thread_tag;
 /* Task records that completed, for the next submissions on the same thread
  * (the loop's): completion and submission both happen there, so a record
  * costs neither malloc nor free on the path of a task that never times
- * out. Freed when the thread exits (uv__tpm_cache_key). */
+ * out. Freed when the thread exits (uv__tpm_cache_key, set once a thread). */
 #define UV__TPM_CACHE_MAX 64
 static _Thread_local struct uv__tpm_task* uv__tpm_cache;
 static _Thread_local unsigned int uv__tpm_cache_len;
+static _Thread_local int uv__tpm_cache_keyed;
 static pthread_key_t uv__tpm_cache_key;
 
 
@@ -311,8 +314,11 @@ static void uv__tpm_task_free(struct uv__tpm_task* t) {
     uv__free(t);
     return;
   }
-  if (uv__tpm_cache_len == 0)
-    pthread_setspecific(uv__tpm_cache_key, t);  /* Drained at thread exit. */
+  if (!uv__tpm_cache_keyed) {
+    /* Drained at thread exit: any non-null value runs the destructor. */
+    pthread_setspecific(uv__tpm_cache_key, &uv__tpm_cache);
+    uv__tpm_cache_keyed = 1;
+  }
   *(struct uv__tpm_task**) t = uv__tpm_cache;
   uv__tpm_cache = t;
   uv__tpm_cache_len++;
@@ -630,6 +636,9 @@ static void uv__tpm_expire(struct uv__tpm_slot* s, uint64_t now) {
   uint64_t word;
 
   t = atomic_load_explicit(&s->task, memory_order_relaxed);
+  /* Only now does the record learn where and when it runs. */
+  t->thread = s->thread;
+  t->start = atomic_load_explicit(&s->start, memory_order_relaxed);
   if (atomic_load_explicit(&uv__tpm_action, memory_order_relaxed) ==
       UV_THREADPOOL_ACTION_REPORT) {
     uv__tpm_report(s, t, now);
@@ -934,6 +943,8 @@ static int uv__tpm_finish(struct uv__tpm_slot* s, struct uv__tpm_task* t) {
 static void uv__tpm_run(struct uv__work* w) {
   struct uv__tpm_task* t;
   struct uv__tpm_slot* s;
+  uint64_t deadline;
+  uint64_t start;
 
   t = container_of(w, struct uv__tpm_task, work);
 
@@ -943,17 +954,17 @@ static void uv__tpm_run(struct uv__work* w) {
                                             memory_order_relaxed))
     s = uv__tpm_prepare_slot();
 
-  t->thread = s->thread;
-  t->start = uv_hrtime();
-  t->deadline = t->start + t->budget;
+  start = uv_hrtime();
+  deadline = start + t->budget;
   s->seq++;
   atomic_store_explicit(&s->task, t, memory_order_relaxed);
-  atomic_store_explicit(&s->deadline, t->deadline, memory_order_relaxed);
+  atomic_store_explicit(&s->start, start, memory_order_relaxed);
+  atomic_store_explicit(&s->deadline, deadline, memory_order_relaxed);
   atomic_store_explicit(&s->budget, t->budget, memory_order_relaxed);
   /* Publishes the above; sequentially consistent with the watchdog's
    * uv__tpm_wd_next (see uv__tpm_missed()). */
   atomic_store(&s->word, UV__SLOT_WORD(s->seq, UV__SLOT_RUNNING));
-  if (t->deadline < atomic_load(&uv__tpm_wd_next)) {
+  if (deadline < atomic_load(&uv__tpm_wd_next)) {
     uv_mutex_lock(&uv__tpm_mutex);
     uv__tpm_wake();
     uv_mutex_unlock(&uv__tpm_mutex);

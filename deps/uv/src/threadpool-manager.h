@@ -90,8 +90,19 @@ _Atomic int* uv__tpm_get_current_stop(void);
 extern uint64_t uv__tpm_cap_hits;
 extern uint64_t uv__tpm_timed_out;
 
-/* fs-timeout.c */
-int uv__fs_commit(uv_fs_t* req, ssize_t r, int err);
+/* The timed task the calling pool thread runs, or NULL. */
+struct uv__tpm_task;
+extern _Thread_local struct uv__tpm_task* uv__tpm_current;
+
+/* fs-timeout.c: after an fs request's system call, nonzero if the work may
+ * publish `r` (errno `err`). Inline for untimed work that was not
+ * interrupted, the path of nearly every call. */
+int uv__fs_commit_slow(uv_fs_t* req, ssize_t r, int err);
+static inline int uv__fs_commit(uv_fs_t* req, ssize_t r, int err) {
+  if ((r != -1 || err != EINTR) && uv__tpm_current == NULL)
+    return 1;
+  return uv__fs_commit_slow(req, r, err);
+}
 
 /* threadpool.c */
 int uv__threadpool_replace(const uv_thread_t* old, int slow_io);
