@@ -158,6 +158,22 @@ static Local<Value> StringOrUndefined(Isolate* isolate, const char* s) {
   return str;
 }
 
+// Calls fn(...argv) of lib/internal/cure/threadpool.js in the async context
+// of `wrap` if given (a subscriber's error is reported by
+// diagnostics_channel itself), else in none.
+static void CallLib(Environment* env,
+                    AsyncWrap* wrap,
+                    Local<Function> fn,
+                    int argc,
+                    Local<Value>* argv) {
+  if (wrap != nullptr) {
+    USE(wrap->MakeCallback(fn, argc, argv));
+    return;
+  }
+  errors::TryCatchScope try_catch(env);
+  USE(fn->Call(env->context(), Undefined(env->isolate()), argc, argv));
+}
+
 // Publishes 'cure:threadpool-timeout' (and 'cure:slow-resource') through
 // lib/internal/cure/threadpool.js, in the async context of `wrap` if given,
 // so that a subscriber sees the request's AsyncLocalStorage. Costs one JS
@@ -190,14 +206,7 @@ static void Publish(Environment* env,
       StringOrUndefined(isolate, event.path),
       v8::Boolean::New(isolate, slow_resource),
   };
-  if (wrap != nullptr) {
-    // Subscriber errors are reported by diagnostics_channel itself.
-    USE(wrap->MakeCallback(publish, arraysize(argv), argv));
-  } else {
-    errors::TryCatchScope try_catch(env);
-    USE(publish->Call(
-        env->context(), Undefined(isolate), arraysize(argv), argv));
-  }
+  CallLib(env, wrap, publish, arraysize(argv), argv);
 }
 
 void ThreadPoolTimeout::Apply(const std::string& option,
@@ -276,14 +285,7 @@ static void PublishReport(Environment* env,
       StringOrUndefined(isolate, resource),
       Number::New(isolate, static_cast<double>(elapsed_ms)),
   };
-  if (wrap != nullptr) {
-    // Subscriber errors are reported by diagnostics_channel itself.
-    USE(wrap->MakeCallback(report, arraysize(argv), argv));
-  } else {
-    errors::TryCatchScope try_catch(env);
-    USE(report->Call(
-        env->context(), Undefined(isolate), arraysize(argv), argv));
-  }
+  CallLib(env, wrap, report, arraysize(argv), argv);
 }
 
 // libuv's report callback (uv_threadpool_set_report_cb()), on the loop
