@@ -536,7 +536,9 @@ def overlay(tree):
       if dst.exists() and dst.read_bytes() == src.read_bytes():
         continue
       dst.parent.mkdir(parents=True, exist_ok=True)
-      shutil.copy2(src, dst)
+      # A fresh mtime (not copy2's): a changed file is always newer than the
+      # objects built from its previous copy.
+      shutil.copy(src, dst)
   for rel in sorted(copied_before - {e[1:] for e in exclude} - upstream):
     stale = tree / rel
     if stale.is_file():

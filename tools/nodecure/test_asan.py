@@ -99,7 +99,9 @@ def overlay():
     if dst.exists() and dst.read_bytes() == src.read_bytes():
       continue
     dst.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copy2(src, dst)
+    # A fresh mtime, not build/node's: an object built here from the old
+    # copy may be newer than build/node's edit, and make must still see it.
+    shutil.copy(src, dst)
 
 
 def add_flags(mk, variable, flags):
