@@ -173,7 +173,8 @@ test-dist: $(DIST_NODE)
 
 # The portable release build: static OpenSSL 3.5, zlib, brotli, nghttp2,
 # sqlite and zstd from Debian's sources (build/release-deps), then Node in
-# build/release from build/node's tree. Long on 2 cores (building.md).
+# build/release from build/node's tree. About 15 minutes once make has
+# warmed the cache; a cold build otherwise (building.md).
 release-deps:
 	$(PYTHON) tools/nodecure/release.py deps
 

@@ -34,6 +34,7 @@ doc/contributing/building.md.
 import argparse
 import json
 import os
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -43,7 +44,7 @@ import common  # noqa: E402
 import configure  # noqa: E402
 import inputs  # noqa: E402
 from archive import upstream_version  # noqa: E402
-from common import ROOT, BUILD, die, log  # noqa: E402
+from common import ROOT, BUILD, CC, CXX, die, log  # noqa: E402
 from fetch import debian_file, fetch_release  # noqa: E402
 
 RDEPS = BUILD / 'release-deps'
@@ -145,12 +146,18 @@ def build_zlib(r):
 def cmake(r, src, prefix, options, subdir=''):
   bld = src / '_build'
   e = env()
-  e['CC'] = common.CC
-  e['CXX'] = common.CXX
+  # The launcher apart from the compiler: CMake takes CC's first word for
+  # its assembler too (zstd's .S files), and `ccache -D...` is no compiler.
+  cc, cxx = CC.split(), CXX.split()
+  e['CC'] = cc[-1]
+  e['CXX'] = cxx[-1]
+  launch = ['-DCMAKE_%s_COMPILER_LAUNCHER=%s' % (lang, words[0])
+            for lang, words in (('C', cc), ('CXX', cxx), ('ASM', cc))
+            if len(words) > 1]
   r.run(['cmake', '-S', src / subdir if subdir else src, '-B', bld,
          '-DCMAKE_BUILD_TYPE=Release', '-DCMAKE_INSTALL_PREFIX=%s' % prefix,
          '-DCMAKE_INSTALL_LIBDIR=lib', '-DBUILD_SHARED_LIBS=OFF',
-         '-DCMAKE_POSITION_INDEPENDENT_CODE=ON'] + options, env=e)
+         '-DCMAKE_POSITION_INDEPENDENT_CODE=ON'] + launch + options, env=e)
   r.run(['cmake', '--build', bld, '-j%d' % common.jobs()], env=e)
   r.run(['cmake', '--install', bld], env=e)
 
@@ -269,6 +276,34 @@ def configure_args():
   return args
 
 
+# The targets that use none of the release's libraries: V8 (with its own
+# zlib in deps/v8/third_party/zlib) and ICU, some 80% of the units.
+NO_RELEASE_DEPS = ['tools/v8_gypfiles', 'tools/icu']
+
+
+def strip_release_includes():
+  """gyp puts a shared library's include directory into every target's
+  command line (target_defaults). Out of the targets that use none of
+  them, take build/release-deps' directories out again: their commands are
+  then build/node's, word for word, so they hit the ccache that build/node
+  warmed instead of compiling V8 cold (an hour or more on 2 cores); and
+  V8's `#include "zlib.h"` finds its own zlib first, as in build/node."""
+  line = re.compile(r'^\t-I%s/[^\n]*\n' % re.escape(str(RDEPS)), re.M)
+  count = 0
+  for sub in NO_RELEASE_DEPS:
+    for mk in sorted((TREE / 'out' / sub).glob('*.mk')):
+      text = mk.read_text()
+      new, n = line.subn('', text)
+      # A list that ended with them ends a line earlier now.
+      new = new.replace(' \\\n\n', '\n\n')
+      if n:
+        mk.write_text(new)
+        count += n
+  if not count:
+    die('release: no build/release-deps include in %s: has gyp changed?' %
+        ', '.join(NO_RELEASE_DEPS))
+
+
 def configure_tree(r):
   args = configure_args()
   r.run([sys.executable, 'configure.py'] + args, cwd=TREE,
@@ -277,6 +312,7 @@ def configure_tree(r):
             'versions': {name: version_of(name)
                          for name, _ in BUILDERS}}
   if not r.dry:
+    strip_release_includes()
     (TREE / '.nodecure-release.json').write_text(
         json.dumps(marker, indent=2) + '\n')
   else:
