@@ -31,6 +31,11 @@ namespace {
 // their isolate in V8's table, and Node runs one Environment per isolate.
 thread_local EventLoopTimeout* current = nullptr;
 
+// How long V8 holds back a TimeoutError that is due in Node's own code (see
+// the constructor): the internal code after a native call is short, and a
+// long internal loop is still stopped, this much later.
+constexpr uint32_t kInternalDeferMs = 10;
+
 // A TimeoutError was thrown into the running callback, which may go on (it
 // catches it, or a library's error handling runs): its next one comes one
 // budget after this one, not one budget after the watchdog's last report,
@@ -75,6 +80,12 @@ EventLoopTimeout::EventLoopTimeout(Environment* env)
   }
   watchdog_.SetProgressCounter(TimeoutInterrupt::MicrotaskCounter(isolate_));
   TimeoutInterrupt::SetDelegate(isolate_, this);
+  // A TimeoutError lands in the application's code, not half way through
+  // Node's own (a lazy getter, the setup of an object after a native call
+  // that overran, an internal listener): V8 defers one that is due in a
+  // script named node:* to the next check in other code, for at most
+  // kInternalDeferMs (doc/api/cure.md).
+  TimeoutInterrupt::SetEmbedderScripts(isolate_, "node:", kInternalDeferMs);
   env->set_callback_watchdog(&watchdog_);
   env->AddCleanupHook(Cleanup, this);
   // Null if the thread has a stop already (only one Environment per thread

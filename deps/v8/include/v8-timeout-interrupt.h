@@ -5,6 +5,7 @@
 #ifndef INCLUDE_V8_TIMEOUT_INTERRUPT_H_
 #define INCLUDE_V8_TIMEOUT_INTERRUPT_H_
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "v8-local-handle.h"  // NOLINT(build/include_directory)
@@ -68,6 +69,23 @@ class V8_EXPORT TimeoutInterrupt {
    * forgets any pending request.
    */
   static void SetDelegate(Isolate* isolate, Delegate* delegate);
+
+  /**
+   * Names the embedder's own scripts: those whose resource name starts with
+   * `prefix` (at most kMaxEmbedderPrefix bytes; Node.js: "node:"). A timeout
+   * that is due while one of them runs in the innermost script frame, past
+   * its entry check, is deferred to the next check in other code (or at the
+   * entry of one called from other code, where none of it has run), for at
+   * most `max_ms` milliseconds from the first check that deferred it; then
+   * it is thrown where it is due, as without this. So the embedder's
+   * bookkeeping (a lazy getter, the setup of an object after the native
+   * call that ran too long) is not left half done by an exception that its
+   * own callers cannot expect. An empty prefix turns it off (the default).
+   * On the isolate's thread, after SetDelegate().
+   */
+  static constexpr size_t kMaxEmbedderPrefix = 15;
+  static void SetEmbedderScripts(Isolate* isolate, const char* prefix,
+                                 uint32_t max_ms);
 
   /**
    * Requests a timeout for the given epoch. Thread-safe; a no-op without a

@@ -4,11 +4,14 @@
 
 #include "src/execution/timeout-interrupt.h"
 
+#include <string.h>
+
 #include <unordered_map>
 
 #include "include/v8-timeout-interrupt.h"
 #include "src/api/api-inl.h"
 #include "src/base/platform/mutex.h"
+#include "src/base/platform/time.h"
 #include "src/common/assert-scope.h"
 #include "src/execution/frames-inl.h"
 #include "src/objects/deoptimization-data-inl.h"
@@ -101,6 +104,46 @@ bool CanThrowHere(Isolate* isolate) {
   return InScriptCode(isolate);
 }
 
+// Whether `shared` comes from a script whose name starts with `prefix`.
+bool IsEmbedderScript(Tagged<SharedFunctionInfo> shared, const char* prefix,
+                      size_t length) {
+  Tagged<Object> script = shared->script();
+  if (!IsScript(script)) return false;
+  Tagged<Object> name = Script::cast(script)->name();
+  if (!IsString(name)) return false;
+  Tagged<String> string = String::cast(name);
+  if (string->length() < length) return false;
+  for (size_t i = 0; i < length; i++) {
+    if (string->Get(static_cast<int>(i)) !=
+        static_cast<uint8_t>(prefix[i])) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Whether a timeout thrown now would start in the embedder's own code
+// (SetEmbedderScripts()): the innermost script frame runs one of its
+// scripts past the entry check, or stands at the entry check of one that
+// was called from another (or from C++: the embedder's own call). At the
+// entry of one called from other script code nothing of it has run: the
+// throw is as good as one at the call. Allocation free.
+bool InEmbedderCode(Isolate* isolate, const char* prefix, size_t length) {
+  bool at_entry = false;
+  for (StackFrameIterator it(isolate); !it.done(); it.Advance()) {
+    StackFrame* frame = it.frame();
+    if (frame->is_entry() || frame->is_construct_entry()) return at_entry;
+    if (!frame->is_java_script()) continue;
+    JavaScriptFrame* js = JavaScriptFrame::cast(frame);
+    Tagged<SharedFunctionInfo> shared = js->function()->shared();
+    if (!IsScript(shared->script())) continue;
+    if (!IsEmbedderScript(shared, prefix, length)) return false;
+    if (at_entry || !AtFunctionEntry(js)) return true;
+    at_entry = true;  // Its caller decides.
+  }
+  return at_entry;
+}
+
 }  // namespace
 
 std::atomic<int> TimeoutInterrupts::pending_{0};
@@ -119,6 +162,15 @@ class TimeoutInterruptTable final : public AllStatic {
     // it, which would start over for ever; it is thrown at the next check
     // in script code.
     bool refused = false;
+    // SetEmbedderScripts(): the prefix of the embedder's script names
+    // (empty: none) and how long a timeout may wait for other code.
+    char prefix[v8::TimeoutInterrupt::kMaxEmbedderPrefix + 1] = {};
+    size_t prefix_length = 0;
+    uint32_t defer_max_ms = 0;
+    // Deliver() deferred `epoch` out of the embedder's code until then
+    // (null: not deferred). Meanwhile ShouldAbort() does not stop polling
+    // builtins for it.
+    base::TimeTicks defer_until;
   };
 
   static base::Mutex& mutex() { return Get().mutex; }
@@ -132,7 +184,10 @@ class TimeoutInterruptTable final : public AllStatic {
       entry.pending = true;
       TimeoutInterrupts::pending_.fetch_add(1, std::memory_order_relaxed);
     }
-    if (entry.epoch != epoch) entry.refused = false;
+    if (entry.epoch != epoch) {
+      entry.refused = false;
+      entry.defer_until = base::TimeTicks();
+    }
     entry.epoch = epoch;
   }
 
@@ -144,6 +199,7 @@ class TimeoutInterruptTable final : public AllStatic {
   // Under mutex(): forgets the request of `entry` if it is pending.
   static void Clear(Entry& entry) {
     entry.refused = false;
+    entry.defer_until = base::TimeTicks();
     if (!entry.pending) return;
     entry.pending = false;
     TimeoutInterrupts::pending_.fetch_sub(1, std::memory_order_relaxed);
@@ -180,6 +236,7 @@ bool TimeoutInterrupts::ShouldAbort(Isolate* isolate) {
   if (pending_.load(std::memory_order_relaxed) == 0) return false;
   v8::TimeoutInterrupt::Delegate* delegate;
   uint64_t epoch;
+  base::TimeTicks defer_until;
   {
     base::MutexGuard guard(&TimeoutInterruptTable::mutex());
     auto& entries = TimeoutInterruptTable::entries();
@@ -189,6 +246,10 @@ bool TimeoutInterrupts::ShouldAbort(Isolate* isolate) {
     }
     delegate = it->second.delegate;
     epoch = it->second.epoch;
+    defer_until = it->second.defer_until;
+  }
+  if (!defer_until.IsNull() && base::TimeTicks::Now() < defer_until) {
+    return false;
   }
   // No stack walk here: this runs inside fast C calls that have no exit
   // frame to walk from.
@@ -224,6 +285,42 @@ void TimeoutInterrupts::KeepArmedSlow(Isolate* isolate) {
   }
 }
 
+namespace {
+
+// Deliver() for a request its delegate wants thrown, where it could be:
+// whether to wait instead, because it would start in the embedder's own
+// code (InEmbedderCode()) and the request has waited less than the
+// embedder's limit since it was first deferred.
+bool DeferFromEmbedderCode(Isolate* isolate, uint64_t epoch) {
+  char prefix[v8::TimeoutInterrupt::kMaxEmbedderPrefix + 1];
+  size_t length;
+  uint32_t max_ms;
+  {
+    base::MutexGuard guard(&TimeoutInterruptTable::mutex());
+    auto& entries = TimeoutInterruptTable::entries();
+    auto it = entries.find(isolate);
+    if (it == entries.end() || it->second.epoch != epoch ||
+        it->second.prefix_length == 0) {
+      return false;
+    }
+    length = it->second.prefix_length;
+    memcpy(prefix, it->second.prefix, length);
+    max_ms = it->second.defer_max_ms;
+  }
+  if (!InEmbedderCode(isolate, prefix, length)) return false;
+  const base::TimeTicks now = base::TimeTicks::Now();
+  base::MutexGuard guard(&TimeoutInterruptTable::mutex());
+  auto& entries = TimeoutInterruptTable::entries();
+  auto it = entries.find(isolate);
+  if (it == entries.end() || it->second.epoch != epoch) return false;
+  if (it->second.defer_until.IsNull()) {
+    it->second.defer_until = now + base::TimeDelta::FromMilliseconds(max_ms);
+  }
+  return now < it->second.defer_until;
+}
+
+}  // namespace
+
 // static
 Tagged<Object> TimeoutInterrupts::Deliver(Isolate* isolate) {
   v8::TimeoutInterrupt::Delegate* delegate;
@@ -256,6 +353,10 @@ Tagged<Object> TimeoutInterrupts::Deliver(Isolate* isolate) {
     if (it != entries.end() && it->second.epoch == epoch) {
       it->second.refused = true;
     }
+    return ReadOnlyRoots(isolate).undefined_value();
+  }
+  if (decision == v8::TimeoutInterrupt::Decision::kDeliver &&
+      DeferFromEmbedderCode(isolate, epoch)) {
     return ReadOnlyRoots(isolate).undefined_value();
   }
   {
@@ -304,6 +405,24 @@ void TimeoutInterrupt::SetDelegate(Isolate* v8_isolate, Delegate* delegate) {
     entries[isolate].delegate = delegate;
     TimeoutInterruptTable::CountInstalled(1);
   }
+}
+
+// static
+void TimeoutInterrupt::SetEmbedderScripts(Isolate* v8_isolate,
+                                          const char* prefix,
+                                          uint32_t max_ms) {
+  using internal::TimeoutInterruptTable;
+  internal::Isolate* isolate = reinterpret_cast<internal::Isolate*>(v8_isolate);
+  const size_t length = prefix == nullptr ? 0 : strlen(prefix);
+  CHECK_LE(length, kMaxEmbedderPrefix);
+  base::MutexGuard guard(&TimeoutInterruptTable::mutex());
+  auto& entries = TimeoutInterruptTable::entries();
+  auto it = entries.find(isolate);
+  CHECK(it != entries.end());  // After SetDelegate().
+  if (length != 0) memcpy(it->second.prefix, prefix, length);
+  it->second.prefix[length] = '\0';
+  it->second.prefix_length = length;
+  it->second.defer_max_ms = max_ms;
 }
 
 // static
