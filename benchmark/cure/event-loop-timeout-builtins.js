@@ -2,14 +2,18 @@
 // The cost of the interrupt polls in long builtins when no timeout fires.
 // With budget>0 nodecure installs its V8 delegate, and TypedArray sort and
 // the string searches take their polling paths (an interruptible sort,
-// searches in chunks); with budget=0 they run upstream's code. Compare
+// searches in chunks); with budget=0 they run upstream's code. The
+// arraylike-* cases are the generic paths of the Array methods on an
+// array-like of 2^16 elements, which poll with or without a budget. Compare
 // ./node against ./node-baseline (make baseline) with benchmark/compare.js.
 const common = require('../common.js');
 const { setEventLoopBudget } = require('./_budget.js');
 
 const bench = common.createBenchmark(main, {
   op: ['typedarray-sort', 'indexOf', 'lastIndexOf', 'split', 'replace',
-       'replace-64k', 'replace-flat'],
+       'replace-64k', 'replace-flat', 'arraylike-forEach',
+       'arraylike-reverse', 'arraylike-from', 'arraylike-concat',
+       'arraylike-uint8array'],
   budget: [0, 60000],
   n: [20],
 });
@@ -21,6 +25,13 @@ function lcg() {
     x = (x * 1103515245 + 12345) & 0x3fffffff;
     return x;
   };
+}
+
+// An object (not an Array) with 2^16 elements and a length.
+function arrayLike() {
+  const o = { length: 2 ** 16 };
+  for (let i = 0; i < o.length; i++) o[i] = i & 0xff;
+  return o;
 }
 
 function setUp(op) {
@@ -61,6 +72,31 @@ function setUp(op) {
         for (let i = 0; i < 12; i++) length += s.replace(/,/g, ';').length;
         return length;
       };
+    }
+    case 'arraylike-forEach': {
+      const o = arrayLike();
+      return () => {
+        let sum = 0;
+        Array.prototype.forEach.call(o, (v) => { sum += v; });
+        return sum;
+      };
+    }
+    case 'arraylike-reverse': {
+      const o = arrayLike();
+      return () => Array.prototype.reverse.call(o)[0];
+    }
+    case 'arraylike-from': {
+      const o = arrayLike();
+      return () => Array.from(o).length;
+    }
+    case 'arraylike-concat': {
+      const o = arrayLike();
+      o[Symbol.isConcatSpreadable] = true;
+      return () => [].concat(o).length;
+    }
+    case 'arraylike-uint8array': {
+      const o = arrayLike();
+      return () => new Uint8Array(o)[1];
     }
     case 'replace-flat': {
       const s = 'ab,'.repeat(2 ** 18);
