@@ -4,7 +4,10 @@
 // the string searches take their polling paths (an interruptible sort,
 // searches in chunks); with budget=0 they run upstream's code. The
 // arraylike-* cases are the generic paths of the Array methods on an
-// array-like of 2^16 elements, which poll with or without a budget. Compare
+// array-like of 2^16 elements, which poll with or without a budget. The
+// bigint-* cases multiply and divide operands of 64 and of 1500 digits of
+// 64 bits: above 1024, nodecure takes V8's runtime (interruptible) instead
+// of the builtins' direct call of the same library. Compare
 // ./node against ./node-baseline (make baseline) with benchmark/compare.js.
 const common = require('../common.js');
 const { setEventLoopBudget } = require('./_budget.js');
@@ -13,7 +16,7 @@ const bench = common.createBenchmark(main, {
   op: ['typedarray-sort', 'indexOf', 'lastIndexOf', 'split', 'replace',
        'replace-64k', 'replace-flat', 'arraylike-forEach',
        'arraylike-reverse', 'arraylike-from', 'arraylike-concat',
-       'arraylike-uint8array'],
+       'arraylike-uint8array', 'bigint-64', 'bigint-1500'],
   budget: [0, 60000],
   n: [20],
 });
@@ -97,6 +100,18 @@ function setUp(op) {
     case 'arraylike-uint8array': {
       const o = arrayLike();
       return () => new Uint8Array(o)[1];
+    }
+    case 'bigint-64':
+    case 'bigint-1500': {
+      const digits = op === 'bigint-64' ? 64 : 1500;
+      const a = (1n << BigInt(64 * digits)) / 3n;
+      const b = (1n << BigInt(64 * digits - 100)) / 7n;
+      const reps = op === 'bigint-64' ? 2000 : 20;
+      return () => {
+        let r = 0n;
+        for (let i = 0; i < reps; i++) r += (a * b) / b + (a * b) % a;
+        return Number(r & 1n);
+      };
     }
     case 'replace-flat': {
       const s = 'ab,'.repeat(2 ** 18);
