@@ -233,6 +233,11 @@ bool TimeoutInterrupts::ShouldAbort(Isolate* isolate) {
   StackLimitCheck check(isolate);
   if (!check.InterruptRequested()) return false;
   if (isolate->stack_guard()->CheckTerminateExecution()) return true;
+  return IsDue(isolate);
+}
+
+// static
+bool TimeoutInterrupts::IsDue(Isolate* isolate) {
   if (pending_.load(std::memory_order_relaxed) == 0) return false;
   v8::TimeoutInterrupt::Delegate* delegate;
   uint64_t epoch;
@@ -358,6 +363,16 @@ Tagged<Object> TimeoutInterrupts::Deliver(Isolate* isolate) {
   if (decision == v8::TimeoutInterrupt::Decision::kDeliver &&
       DeferFromEmbedderCode(isolate, epoch)) {
     return ReadOnlyRoots(isolate).undefined_value();
+  }
+  if (decision == v8::TimeoutInterrupt::Decision::kDeliver &&
+      IsSmi(Tagged<Object>(isolate->context().ptr()))) {
+    // Called from a builtin that has no context of its own (StringIndexOf)
+    // after a runtime call made without one (the flattening of a cons
+    // string): the error is created in, and thrown from, the context of the
+    // innermost JavaScript frame, which CanThrowHere() found.
+    JavaScriptStackFrameIterator it(isolate);
+    if (it.done()) return ReadOnlyRoots(isolate).undefined_value();
+    isolate->set_context(Context::cast(it.frame()->context()));
   }
   {
     // Consumed, unless another request replaced it meanwhile.

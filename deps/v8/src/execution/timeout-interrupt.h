@@ -51,6 +51,13 @@ class TimeoutInterrupts final : public AllStatic {
   // a stack-limit compare.
   static bool ShouldAbort(Isolate* isolate);
 
+  // Whether a timeout that would be thrown is pending, read from the
+  // requests rather than from the stack guard: for work inside a
+  // PostponeInterruptsScope (RegExp compilation), where the stack guard
+  // keeps the interrupt postponed. One relaxed load while none is pending.
+  // Like ShouldAbort(), neither allocates nor runs JS.
+  static bool IsDue(Isolate* isolate);
+
   // After ShouldAbort() said yes, outside the no-GC scope: throws the
   // termination or the TimeoutError that is due, and serves no other
   // interrupt, so that no JS runs (only the error is allocated: raw pointers
