@@ -307,7 +307,8 @@ def build_llhttp():
 
 def build_icu():
   d = DEPS / 'icu'
-  key = inputs.DEBIAN['icu']['version']
+  key = inputs.DEBIAN['icu']['version'] + ':' + \
+      common.patches_digest([ROOT / 'patches' / 'icu'])
   if stamp_ok(d, key):
     return
   log('deps: icu %s source' % key)
@@ -317,6 +318,10 @@ def build_icu():
   # of the series touches only ICU's autoconf build, which Node's gyp
   # build does not use.
   apply_debian_series(d / 'icu', debian_file('icu', '.debian.tar'))
+  # Ours (patches/icu), used by both builds: without the callbacks that
+  # nodecure's V8 sets, ICU behaves as upstream.
+  for p in common.series(ROOT / 'patches' / 'icu'):
+    run(['patch', '-s', '-p1', '-d', str(d / 'icu'), '-i', str(p)])
   write_stamp(d, key)
 
 
