@@ -77,6 +77,9 @@ test: node
 test-cctest: node
 	$(PYTHON) tools/nodecure/test.py cctest
 
+test-deps: overlay
+	$(PYTHON) tools/nodecure/test.py deps
+
 test-js: node
 	$(PYTHON) tools/nodecure/test.py js
 

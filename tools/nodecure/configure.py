@@ -236,13 +236,16 @@ def build_simdutf():
 def build_ada():
   d = DEPS / 'ada'
   # The tarball, not the revision that lists it: revisions come and go.
-  key = list(inputs.DEBIAN['nodejs-20']['files'].values())[0]
+  key = list(inputs.DEBIAN['nodejs-20']['files'].values())[0] + ':' + \
+      common.patches_digest([ROOT / 'patches' / 'ada'])
   if stamp_ok(d, key):
     return
   log('deps: ada 2.9.2')
   shutil.rmtree(d, ignore_errors=True)
   src = d / 'src'
   unpack(debian_file('nodejs-20', '.orig-ada.tar'), src)
+  for p in common.series(ROOT / 'patches' / 'ada'):
+    run(['patch', '-s', '-p1', '-d', str(src), '-i', str(p)])
   cmake_static(src, d, ['-DADA_TESTING=OFF', '-DADA_TOOLS=OFF',
                         '-DADA_BENCHMARKS=OFF'])
   shutil.rmtree(src)

@@ -4,6 +4,10 @@
   cctest  GoogleTest units (test/cure-cctest/), linked against the libuv that
           build/node built, with build/node's deps/googletest (like Node's
           test/cctest)
+  deps    differential GoogleTest units of our patches to dependencies
+          (test/cure-deps/): ada's IDNA code as released and with
+          patches/ada, both built from the pinned tarball, must give the same
+          outputs; built plain, then with ASan and UBSan
   js      our Node-style JS tests (test/cure/), run by upstream's tools/test.py;
           first builds the native addons some of them load (test/cure-addons/,
           with node-gyp against build/node) and passes their directory in
@@ -105,6 +109,13 @@ def cctest(result):
                      text=True)
   sys.stdout.write(r.stdout[-20000:])
   sys.stderr.write(r.stderr[-5000:])
+  gtest_count('cctest', r, result)
+
+
+# ---------------------------------------------------------------------------
+# Differential units of patches/ada
+
+def gtest_count(name, r, result):
   passed = failed = 0
   for line in r.stdout.splitlines():
     if line.startswith('[  PASSED  ]'):
@@ -113,8 +124,49 @@ def cctest(result):
         'listed below' in line:
       failed = int(line.split()[3])
   if r.returncode and not failed:
-    failed = 1  # crashed before gtest could count
-  result.add('cctest', passed, failed)
+    failed = 1  # crashed (or a sanitizer stopped it) before gtest counted
+  result.add(name, passed, failed)
+
+
+def deps(result):
+  from fetch import debian_file
+  work = WORK / 'deps'
+  shutil.rmtree(work, ignore_errors=True)
+  tarball = debian_file('nodejs-20', '.orig-ada.tar')
+  released, patched = work / 'ada-released', work / 'ada-patched'
+  for d in (released, patched):
+    d.mkdir(parents=True)
+    run(['tar', '-xf', str(tarball), '-C', str(d), '--strip-components=1'])
+  for p in common.series(ROOT / 'patches' / 'ada'):
+    run(['patch', '-s', '-p1', '-d', str(patched), '-i', str(p)])
+  gtest = TREE / 'deps' / 'googletest'
+  base = ['-std=gnu++20', '-pthread', '-I%s' % (gtest / 'include'),
+          '-I%s' % gtest, '-I%s' % (released / 'include')]
+  for mode, flags in (('plain', ['-O2']),
+                      ('asan', ['-O1', '-g', '-fno-omit-frame-pointer',
+                                '-fsanitize=address,undefined',
+                                '-fno-sanitize-recover=undefined'])):
+    out = work / mode
+    objs = compile_objects([gtest / 'src' / 'gtest-all.cc',
+                            gtest / 'src' / 'gtest_main.cc'],
+                           out / 'gtest', base + flags + ['-w'])
+    objs += compile_objects([patched / 'src' / 'ada_idna.cpp'],
+                            out / 'patched', base + flags + ['-w'])
+    objs += compile_objects([released / 'src' / 'ada_idna.cpp'],
+                            out / 'released',
+                            base + flags + ['-w', '-Didna=idna_released'])
+    objs += compile_objects(
+        sorted((ROOT / 'test' / 'cure-deps').glob('*_test.cc')),
+        out / 'obj', base + flags + ['-Wall'])
+    binary = out / 'cure_deps_test'
+    env = common.build_env()
+    run(env['CXX'].split() + flags + ['-o', str(binary)] + objs +
+        ['-pthread'], env=env)
+    r = subprocess.run([str(binary), '--gtest_brief=1'], capture_output=True,
+                       text=True)
+    sys.stdout.write(r.stdout[-20000:])
+    sys.stderr.write(r.stderr[-5000:])
+    gtest_count('deps (%s)' % mode, r, result)
 
 
 # ---------------------------------------------------------------------------
@@ -493,7 +545,7 @@ def ehp_smoke(result):
 
 def main():
   ap = argparse.ArgumentParser(prog='make test')
-  parts = ['cctest', 'js', 'smoke', 'ehp']
+  parts = ['cctest', 'deps', 'js', 'smoke', 'ehp']
   # Checked by hand: argparse refuses a nargs='*' positional with choices
   # when it is given no value (Python < 3.12 checks the default as one).
   ap.add_argument('parts', nargs='*', metavar='PART',
@@ -503,14 +555,16 @@ def main():
     if part not in parts:
       ap.error('unknown part %r (choose from %s)' % (part, ', '.join(parts)))
   args.parts = args.parts or parts
-  # The GoogleTest units need only the tree's libuv; the others need ./node.
-  if set(args.parts) - {'cctest'} and not NODE.exists():
+  # The GoogleTest units need only the tree's libuv and the pinned ada; the
+  # others need ./node.
+  if set(args.parts) - {'cctest', 'deps'} and not NODE.exists():
     sys.exit('nodecure: ./node is missing: run make first')
   WORK.mkdir(parents=True, exist_ok=True)
   result = Result()
   for part in args.parts:
     log('test: %s' % part)
-    {'cctest': cctest, 'js': js, 'smoke': smoke, 'ehp': ehp_smoke}[part](result)
+    {'cctest': cctest, 'deps': deps, 'js': js, 'smoke': smoke,
+     'ehp': ehp_smoke}[part](result)
   for p in result.parts:
     print(p)
   print('%d passed, %d failed' % (result.passed, result.failed))
