@@ -52,8 +52,14 @@ runEachInACallback([
     assert.strictEqual(domainToUnicode(host), `${ideographs}.com`);
   },
   () => {
+    // NFC reorders the marks by class (220 before 230) and composes the
+    // first U+0301 with the 'a'. (ICU's normalize() of the whole would be
+    // quadratic: it is checked on a short one.)
+    const nfc = (n) => '\u00e1' + '\u0316'.repeat(n) + '\u0301'.repeat(n - 1);
+    assert.strictEqual(('a' + '\u0301\u0316'.repeat(7)).normalize('NFC'),
+                       nfc(7));
     const host = new URL(`http://${marks}.com/`).host;
-    assert.strictEqual(domainToUnicode(host), `${marks.normalize('NFC')}.com`);
+    assert.strictEqual(domainToUnicode(host), `${nfc(50_000)}.com`);
   },
   () => {
     for (let i = 0; i < 3000; i++) {
