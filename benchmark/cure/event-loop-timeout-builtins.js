@@ -10,7 +10,7 @@
 // of the builtins' direct call of the same library. Compare
 // ./node against ./node-baseline (make baseline) with benchmark/compare.js.
 const common = require('../common.js');
-const { setEventLoopBudget } = require('./_budget.js');
+const { setEventLoopBudget, timeInACallback } = require('./_budget.js');
 
 const bench = common.createBenchmark(main, {
   op: ['typedarray-sort', 'indexOf', 'lastIndexOf', 'split', 'replace',
@@ -122,14 +122,5 @@ function setUp(op) {
 
 function main({ op, budget, n }) {
   setEventLoopBudget(budget);
-  const run = setUp(op);
-  run();  // Warm-up, and strings flattened outside the timed part.
-  // Run from a callback, as a server's work does.
-  setImmediate(() => {
-    let sink = 0;
-    bench.start();
-    for (let i = 0; i < n; i++) sink += run();
-    bench.end(n);
-    if (sink === Infinity) console.log(sink);
-  });
+  timeInACallback(bench, n, setUp(op));
 }

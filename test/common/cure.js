@@ -124,6 +124,15 @@ function deriveWithoutOptions(derive, cases) {
   return expected;
 }
 
+// What `source` (a script whose last expression is a string) evaluates to in
+// a process without nodecure's options (upstream's code paths): the
+// reference for the same source evaluated with them.
+function printWithoutOptions(source) {
+  const r = spawnSync(process.execPath, ['-p', source], { encoding: 'utf8' });
+  assert.strictEqual(r.status, 0, r.stderr);
+  return r.stdout.trim();
+}
+
 // Runs `file` again as a child (`child` and `args` after it) in a pool that
 // stalls at once: one worker (UV_THREADPOOL_SIZE=1), no abandoned thread
 // allowed (UV_THREADPOOL_ABANDONED_LIMIT=0), --threadpool-timeout=50; fails
@@ -150,6 +159,7 @@ module.exports = {
   assertInterrupted,
   runInStallingPool,
   deriveWithoutOptions,
+  printWithoutOptions,
   assertThreadpoolTimeout,
   checkBudgetOption,
   lcg,
