@@ -21,6 +21,7 @@ import json
 import os
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -407,6 +408,37 @@ GIT_ENV = {
 
 
 # What Debian's tree lacks and upstream's release tarball bundles.
+def patch_bundled_deps(tree):
+  """Upstream's tarball bundles ICU and ada, which Debian's tree takes from
+  build/deps: our patches to them (patches/icu, patches/ada, made against
+  Debian's ICU 76.1 and ada 2.9.2) go onto the bundled copies, as part of
+  the upstream commit, when they apply. One that does not leaves its
+  dependency as bundled, and configure says what that costs: without
+  ICU's InterruptCallback V8 builds its IcuInterruptScope as a no-op
+  (ICU's quadratic loops are not interrupted); ada's IDNA steps stay
+  quadratic."""
+  targets = {
+      'icu': ['-p1', '-d', str(tree / 'deps' / 'icu-small')],
+      # The amalgamation holds src/ada_idna.cpp's code.
+      'ada': [str(tree / 'deps' / 'ada' / 'ada.cpp')],
+  }
+  costs = {
+      'icu': 'normalize(), localeCompare(), Intl.Collator#compare and '
+             'language tags are not interrupted inside ICU',
+      'ada': 'new URL() of a long internationalised host stays quadratic',
+  }
+  for layer, args in targets.items():
+    for p in common.series(ROOT / 'patches' / layer):
+      dry = subprocess.run(['patch', '--dry-run', '-s', '-f'] + args +
+                           ['-i', str(p)], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+      if dry.returncode:
+        log('warning: patches/%s/%s does not apply to the bundled copy '
+            '(%s)' % (layer, p.name, costs[layer]))
+        continue
+      run(['patch', '-s', '-f'] + args + ['-i', str(p)])
+
+
 BUNDLED = ['deps/acorn/acorn', 'deps/acorn/acorn-walk',
            'deps/cjs-module-lexer', 'deps/amaro', 'deps/undici/undici.js',
            'deps/minimatch/index.js', 'tools/gyp/pylib/gyp',
@@ -430,6 +462,7 @@ def create_tree(tree, upstream):
     if missing:
       die('%s lacks what the build needs from it: %s' %
           (upstream['path'], ', '.join(missing)))
+    patch_bundled_deps(tree)
   env = dict(os.environ, **GIT_ENV)
   git(tree, 'init', '-q', '-b', 'nodecure')
   (tree / '.git' / 'info').mkdir(parents=True, exist_ok=True)

@@ -9,8 +9,17 @@
 #error Internationalization is expected to be enabled.
 #endif  // V8_INTL_SUPPORT
 
-#include "interruptcallback.h"  // patches/icu
 #include "src/execution/timeout-interrupt.h"
+
+// patches/icu adds icu::InterruptCallback. An ICU without it (a bundled
+// copy the patch did not apply to: tools/nodecure/configure.py says so)
+// builds the scope below as one that never stops anything.
+#if __has_include("interruptcallback.h")
+#include "interruptcallback.h"
+#define V8_NODECURE_ICU_INTERRUPT 1
+#else
+#define V8_NODECURE_ICU_INTERRUPT 0
+#endif
 
 namespace v8 {
 namespace internal {
@@ -28,6 +37,7 @@ class Isolate;
 // thread; ICU calls inside it run on this thread.
 class V8_NODISCARD IcuInterruptScope final {
  public:
+#if V8_NODECURE_ICU_INTERRUPT
   explicit IcuInterruptScope(Isolate* isolate)
       : active_(TimeoutInterrupts::AnyInstalled()) {
     if (active_) icu::InterruptCallback::set(&Poll, isolate);
@@ -35,20 +45,28 @@ class V8_NODISCARD IcuInterruptScope final {
   ~IcuInterruptScope() {
     if (active_) icu::InterruptCallback::set(nullptr, nullptr);
   }
+
+  bool Stopped() const { return active_ && icu::InterruptCallback::stopped(); }
+#else
+  explicit IcuInterruptScope(Isolate*) {}
+  bool Stopped() const { return false; }
+#endif
   IcuInterruptScope(const IcuInterruptScope&) = delete;
   IcuInterruptScope& operator=(const IcuInterruptScope&) = delete;
 
-  bool Stopped() const { return active_ && icu::InterruptCallback::stopped(); }
-
+#if V8_NODECURE_ICU_INTERRUPT
  private:
   static UBool Poll(void* isolate) {
     return TimeoutInterrupts::ShouldAbort(static_cast<Isolate*>(isolate));
   }
 
   const bool active_;
+#endif
 };
 
 }  // namespace internal
 }  // namespace v8
+
+#undef V8_NODECURE_ICU_INTERRUPT
 
 #endif  // V8_OBJECTS_ICU_INTERRUPT_SCOPE_H_
