@@ -96,6 +96,46 @@ app.post('/normalize', json, (req, res) => {
   res.json({ length: text.repeat(times).normalize('NFKC').length });
 });
 
+// A member directory sorted by name in the locale the reader asks for
+// (collation; names may carry any combining marks).
+app.post('/directory', json, (req, res) => {
+  const names = Array.isArray(req.body?.names) ? req.body.names.map(String) : [];
+  const collator = new Intl.Collator(String(req.body?.locale ?? 'en'));
+  res.json({ first: names.sort(collator.compare)[0]?.length ?? 0 });
+});
+
+// A search filter the client writes as a Unicode regular expression.
+app.post('/filter', json, (req, res) => {
+  let filter;
+  try {
+    filter = new RegExp(String(req.body?.pattern ?? ''), 'u');
+  } catch (err) {
+    if (!(err instanceof SyntaxError)) throw err;
+    return res.status(400).json({ error: 'bad pattern' });
+  }
+  res.json({ match: filter.test(String(req.body?.text ?? '')) });
+});
+
+// A ledger that adds amounts sent as decimal strings, exactly.
+app.post('/total', json, (req, res) => {
+  const amounts = Array.isArray(req.body?.amounts) ? req.body.amounts : [];
+  let total = 0n;
+  for (const amount of amounts) total += BigInt(String(amount));
+  res.json({ digits: total.toString().length });
+});
+
+// A link preview: the URL the client submits is parsed, its host shown.
+app.post('/preview', json, (req, res) => {
+  let url;
+  try {
+    url = new URL(String(req.body?.url ?? ''));
+  } catch (err) {
+    if (err?.code !== 'ERR_INVALID_URL') throw err;
+    return res.status(400).json({ error: 'bad url' });
+  }
+  res.json({ host: url.host.length });
+});
+
 // A promise chain: an async handler polling a condition that never holds.
 app.get('/wait', async (req, res) => {
   const until = Number(req.query.until ?? 10);
