@@ -4,10 +4,12 @@
   cctest  GoogleTest units (test/cure-cctest/), linked against the libuv that
           build/node built, with build/node's deps/googletest (like Node's
           test/cctest)
-  deps    differential GoogleTest units of our patches to dependencies
-          (test/cure-deps/): ada's IDNA code as released and with
-          patches/ada, both built from the pinned tarball, must give the same
-          outputs; built plain, then with ASan and UBSan
+  deps    GoogleTest units of our patches to dependencies (test/cure-deps/):
+          ada's IDNA code as released and with patches/ada, both built from
+          the pinned tarball, must give the same outputs; ICU's loops that
+          patches/icu lets V8 stop, stopped at random points (the tree's
+          patched ICU files compiled here, before its ICU libraries), must
+          leave nothing behind; built plain, then with ASan and UBSan
   js      our Node-style JS tests (test/cure/), run by upstream's tools/test.py;
           first builds the native addons some of them load (test/cure-addons/,
           with node-gyp against build/node) and passes their directory in
@@ -140,8 +142,18 @@ def deps(result):
   for p in common.series(ROOT / 'patches' / 'ada'):
     run(['patch', '-s', '-p1', '-d', str(patched), '-i', str(p)])
   gtest = TREE / 'deps' / 'googletest'
+  # patches/icu: the tree's patched ICU files, compiled here, before the
+  # tree's ICU libraries (make builds them).
+  icu = TREE / 'deps' / 'icu' / 'source'
+  icu_libs = OUT / 'obj.target' / 'tools' / 'icu'
+  if not (icu_libs / 'libicuucx.a').exists():
+    sys.exit('nodecure: %s is missing: run make first' % icu_libs)
+  icu_defines = ['-DU_STATIC_IMPLEMENTATION=1', '-DUCONFIG_NO_SERVICE=1',
+                 '-DU_ENABLE_DYLOAD=0', '-DU_HAVE_STD_STRING=1',
+                 '-DU_ATTRIBUTE_DEPRECATED=']
   base = ['-std=gnu++20', '-pthread', '-I%s' % (gtest / 'include'),
-          '-I%s' % gtest, '-I%s' % (released / 'include')]
+          '-I%s' % gtest, '-I%s' % (released / 'include'),
+          '-I%s' % (icu / 'common'), '-I%s' % (icu / 'i18n')] + icu_defines
   for mode, flags in (('plain', ['-O2']),
                       ('asan', ['-O1', '-g', '-fno-omit-frame-pointer',
                                 '-fsanitize=address,undefined',
@@ -155,13 +167,19 @@ def deps(result):
     objs += compile_objects([released / 'src' / 'ada_idna.cpp'],
                             out / 'released',
                             base + flags + ['-w', '-Didna=idna_released'])
+    objs += compile_objects([icu / 'common' / 'normalizer2impl.cpp',
+                             icu / 'common' / 'uloc_tag.cpp'],
+                            out / 'icu', base + flags +
+                            ['-w', '-DU_COMMON_IMPLEMENTATION=1'])
     objs += compile_objects(
         sorted((ROOT / 'test' / 'cure-deps').glob('*_test.cc')),
         out / 'obj', base + flags + ['-Wall'])
     binary = out / 'cure_deps_test'
     env = common.build_env()
     run(env['CXX'].split() + flags + ['-o', str(binary)] + objs +
-        ['-pthread'], env=env)
+        [str(icu_libs / lib) for lib in ('libicui18n.a', 'libicuucx.a',
+                                         'libicudata.a')] +
+        ['-pthread', '-ldl'], env=env)
     r = subprocess.run([str(binary), '--gtest_brief=1'], capture_output=True,
                        text=True)
     sys.stdout.write(r.stdout[-20000:])

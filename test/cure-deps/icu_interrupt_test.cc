@@ -1,0 +1,124 @@
+// nodecure: patches/icu lets V8 stop ICU's quadratic loops through
+// icu::InterruptCallback: canonical reordering appends in linear time once
+// stopped, the parse of a language tag fails. `make test` (part deps)
+// compiles the two patched ICU files of build/node's tree (plain, then with
+// ASan and UBSan) and links them before the tree's ICU libraries. Here those
+// loops are stopped at random points, and each call is then made again
+// without a callback: it must give what it gave before, and ASan must see
+// no access outside ICU's buffers on the stopped paths.
+
+#include <cstdio>
+#include <memory>
+#include <random>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "interruptcallback.h"
+#include "unicode/coll.h"
+#include "unicode/locid.h"
+#include "unicode/normalizer2.h"
+#include "unicode/unistr.h"
+
+namespace {
+
+int countdown;
+UBool StopAfterCountdown(void*) { return --countdown <= 0; }
+
+// Runs call() with a callback that stops it at its n-th poll; returns
+// whether it stopped. The callback is cleared again.
+template <typename Call>
+bool StoppedAt(int n, Call call) {
+  countdown = n;
+  icu::InterruptCallback::set(&StopAfterCountdown, nullptr);
+  call();
+  const bool stopped = icu::InterruptCallback::stopped();
+  icu::InterruptCallback::set(nullptr, nullptr);
+  return stopped;
+}
+
+// A letter, then runs of combining marks of several classes (and an
+// astral character that decomposes), three times.
+icu::UnicodeString RandomMarks(std::mt19937* rng) {
+  static const char16_t kMarks[] = {0x301, 0x316, 0x323, 0x308, 0x31b,
+                                    0x5b0, 0xf72, 0x302a, 0x345};
+  icu::UnicodeString s;
+  for (int segment = 0; segment < 3; segment++) {
+    s.append(static_cast<char16_t>(u'a' + (*rng)() % 26));
+    const int run = (*rng)() % 6000;
+    for (int i = 0; i < run; i++) s.append(kMarks[(*rng)() % 9]);
+    if ((*rng)() % 2) s.append(static_cast<UChar32>(0x1d15e));
+  }
+  return s;
+}
+
+TEST(IcuInterruptCallback, NormalizationStopsAndRecovers) {
+  std::mt19937 rng(5);
+  UErrorCode status = U_ZERO_ERROR;
+  const icu::Normalizer2* forms[] = {icu::Normalizer2::getNFDInstance(status),
+                                     icu::Normalizer2::getNFCInstance(status)};
+  ASSERT_TRUE(U_SUCCESS(status));
+  int stopped = 0;
+  for (int iteration = 0; iteration < 120; iteration++) {
+    const icu::UnicodeString s = RandomMarks(&rng);
+    for (const icu::Normalizer2* form : forms) {
+      UErrorCode before = U_ZERO_ERROR, during = U_ZERO_ERROR,
+                 after = U_ZERO_ERROR;
+      const icu::UnicodeString reference = form->normalize(s, before);
+      stopped += StoppedAt(1 + rng() % 6, [&] { form->normalize(s, during); });
+      ASSERT_EQ(form->normalize(s, after), reference) << iteration;
+      ASSERT_TRUE(U_SUCCESS(before) && U_SUCCESS(after));
+    }
+  }
+  EXPECT_GT(stopped, 20);
+}
+
+TEST(IcuInterruptCallback, CollationStopsAndRecovers) {
+  std::mt19937 rng(6);
+  UErrorCode status = U_ZERO_ERROR;
+  std::unique_ptr<icu::Collator> collator(
+      icu::Collator::createInstance(icu::Locale("de"), status));
+  // As V8 creates them (ECMA-402 compares canonically equivalent strings
+  // as equal): with normalization, text that is not FCD is reordered.
+  collator->setAttribute(UCOL_NORMALIZATION_MODE, UCOL_ON, status);
+  ASSERT_TRUE(U_SUCCESS(status));
+  const icu::Normalizer2* nfd = icu::Normalizer2::getNFDInstance(status);
+  ASSERT_TRUE(U_SUCCESS(status));
+  int stopped = 0;
+  for (int iteration = 0; iteration < 120; iteration++) {
+    // Against its own NFD: they differ inside the first run of marks, which
+    // the collator must then reorder whole (it is not FCD).
+    const icu::UnicodeString s = RandomMarks(&rng);
+    UErrorCode e = U_ZERO_ERROR;
+    const icu::UnicodeString t = nfd->normalize(s, e) + u"x";
+    const UCollationResult reference = collator->compare(s, t, e);
+    stopped += StoppedAt(1 + rng() % 6, [&] { collator->compare(s, t, e); });
+    ASSERT_EQ(collator->compare(s, t, e), reference) << iteration;
+  }
+  EXPECT_GT(stopped, 20);
+}
+
+TEST(IcuInterruptCallback, LanguageTagStopsAndRecovers) {
+  std::mt19937 rng(7);
+  int stopped = 0;
+  for (int iteration = 0; iteration < 120; iteration++) {
+    std::string tag = "en";
+    const int variants = rng() % 3000;
+    for (int i = 0; i < variants; i++) {
+      char variant[16];
+      snprintf(variant, sizeof(variant), "-v%04x", i);
+      tag += variant;
+    }
+    UErrorCode before = U_ZERO_ERROR, during = U_ZERO_ERROR,
+               after = U_ZERO_ERROR;
+    const icu::Locale reference = icu::Locale::forLanguageTag(tag, before);
+    stopped += StoppedAt(1 + rng() % 3, [&] {
+      icu::Locale::forLanguageTag(tag, during);
+    });
+    const icu::Locale again = icu::Locale::forLanguageTag(tag, after);
+    ASSERT_EQ(before, after) << iteration;
+    ASSERT_STREQ(again.getName(), reference.getName()) << iteration;
+  }
+  EXPECT_GT(stopped, 20);
+}
+
+}  // namespace
