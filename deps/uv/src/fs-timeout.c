@@ -95,8 +95,16 @@ static void uv__fs_release_late(uv_fs_t* req, ssize_t r) {
 }
 
 
-/* On the worker, right after the system call: nonzero if the work may
- * publish `r` (errno `err`) in the request (uv__fs_commit()'s slow path). */
+/* On the worker, right after a system call whose result the timed-out task
+ * may not publish: releases what it created. Returns 0 (uv__fs_commit()). */
+int uv__fs_commit_late(uv_fs_t* req, ssize_t r) {
+  uv__fs_release_late(req, r);
+  return 0;
+}
+
+
+/* On the worker, right after a system call that failed with EINTR: nonzero
+ * if the work may publish `r` (errno `err`) in the request. */
 int uv__fs_commit_slow(uv_fs_t* req, ssize_t r, int err) {
   if (r == -1 && err == EINTR && uv__tpm_stopping()) {
     /* A synchronous call has no done callback to set its status: it
@@ -106,8 +114,7 @@ int uv__fs_commit_slow(uv_fs_t* req, ssize_t r, int err) {
       req->result = UV_EINTR;
     return 0;
   }
-  if (uv__tpm_commit_work(&req->work_req))
+  if (uv__tpm_current == NULL || uv__tpm_commit_work(&req->work_req))
     return 1;
-  uv__fs_release_late(req, r);
-  return 0;
+  return uv__fs_commit_late(req, r);
 }

@@ -95,7 +95,10 @@
 #include <assert.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
 #define UV__NS_PER_MS ((uint64_t) 1000000)
 /* How long work that was told to stop may take to return before it is
@@ -120,29 +123,35 @@ enum {
   ((int) ((word) & ((1u << UV__SLOT_STATE_BITS) - 1)))
 #define UV__SLOT_SEQ(word) ((word) >> UV__SLOT_STATE_BITS)
 
+/* A timed request's record. What a task that ends in time uses is set by
+ * uv__tpm_wrap() on every submission; the rest (from `notify` on) is read
+ * only once the watchdog has taken the task (uv__tpm_expire(),
+ * uv__tpm_take()), which clears it first: uv__tpm_task_cold(). */
 struct uv__tpm_task {
   struct uv__work work;       /* what the pool queues and runs */
-  struct uv__work notify;     /* posts the timeout, then the reclaim */
   struct uv__queue anchor;    /* the request's work_req.wq points here */
-  struct uv__queue link;      /* in `zombies` once timed out */
   struct uv__work* user;      /* the request's own uv__work */
   void (*user_work)(struct uv__work* w);
   void (*user_done)(struct uv__work* w, int status);
-  void (*reclaim_internal)(struct uv__work* w);
-  uv_reclaim_cb reclaim_cb;
-  void* reclaim_arg;
   uv_work_t* req;             /* uv_queue_work_timed() only */
   uv_work_timedout_cb timedout_cb;
   void* tag;                  /* the submitter's, for the report callback */
   uv_loop_t* loop;            /* NULL once the loop is closed */
-  struct uv__hangman_entry* hm;
   uint64_t budget;            /* ns */
+  _Atomic int stop;           /* read by uv_threadpool_should_stop() */
+  int kind;
+  int cold;                   /* the fields below were cleared */
+  /* Cold: only past the deadline (or in a stalled pool). */
+  struct uv__work notify;     /* posts the timeout, then the reclaim */
+  struct uv__queue link;      /* in `zombies` once timed out */
+  void (*reclaim_internal)(struct uv__work* w);
+  uv_reclaim_cb reclaim_cb;
+  void* reclaim_arg;
+  struct uv__hangman_entry* hm;
   uint64_t start;             /* uv_hrtime(); set at its deadline */
   uint64_t grace;             /* delivered by then, returned or not */
   uint64_t reported_ms;       /* how long it had run when reported */
   uv_thread_t thread;         /* set at its deadline, from its slot */
-  _Atomic int stop;           /* read by uv_threadpool_should_stop() */
-  int kind;
   int status;                 /* UV_ETIMEDOUT, UV_EABANDONCAP or
                                  UV_EPOOLSTALLED */
   unsigned int abandoned:1;   /* replaced: the thread leaves on return */
@@ -294,17 +303,57 @@ static void uv__tpm_cache_drain(void* unused) {
 }
 
 
-/* On the thread that submits: a zeroed record. */
+/* On a worker, as a task starts: uv_hrtime()'s clock (CLOCK_MONOTONIC),
+ * read without its layers, once per task. */
+static inline uint64_t uv__tpm_now(void) {
+  struct timespec ts;
+
+  if (clock_gettime(CLOCK_MONOTONIC, &ts))
+    return uv_hrtime();
+  return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
+}
+
+
+/* Never called: marks a request's uv__work as owned by a task record. */
+static void uv__tpm_tag(struct uv__work* w) {
+  abort();
+}
+
+
+/* On the thread that submits: a record whose fields wrap() does not set
+ * are garbage (a recycled record) until uv__tpm_task_cold(). */
 static struct uv__tpm_task* uv__tpm_task_alloc(void) {
   struct uv__tpm_task* t;
 
   t = uv__tpm_cache;
   if (t == NULL)
-    return uv__calloc(1, sizeof(*t));
+    return uv__malloc(sizeof(*t));
   uv__tpm_cache = *(struct uv__tpm_task**) t;
   uv__tpm_cache_len--;
-  memset(t, 0, sizeof(*t));
+#ifndef NDEBUG
+  /* A read of the cold half before uv__tpm_task_cold() sees garbage. */
+  memset(&t->notify,
+         0xa5,
+         sizeof(*t) - offsetof(struct uv__tpm_task, notify));
+#endif
   return t;
+}
+
+
+/* With the lock held, on the watchdog, when it first takes a task (at its
+ * deadline, or queued in a stalled pool): clears the record's cold half.
+ * Before this, nothing but the worker and the loop's completion touch the
+ * task, and they use only the hot half. Once only: an extended task may
+ * be taken again. */
+static void uv__tpm_task_cold(struct uv__tpm_task* t) {
+  if (t->cold)
+    return;
+  memset(&t->notify,
+         0,
+         sizeof(*t) - offsetof(struct uv__tpm_task, notify));
+  t->notify.loop = t->loop;
+  t->notify.work = uv__tpm_tag;
+  t->cold = 1;
 }
 
 
@@ -423,16 +472,11 @@ _Atomic int* uv__tpm_get_current_stop(void) {
 }
 
 
-/* Never called: marks a request's uv__work as owned by a task record. */
-static void uv__tpm_tag(struct uv__work* w) {
-  abort();
-}
-
-
 /* With the lock held: the loop will run t->notify.done. */
 static void uv__tpm_enqueue(struct uv__tpm_task* t) {
   uv_loop_t* loop;
 
+  assert(t->cold);
   loop = t->loop;
   t->notify_pending = 1;
   uv_mutex_lock(&loop->wq_mutex);
@@ -527,6 +571,7 @@ static void uv__tpm_time_out(struct uv__tpm_slot* s, struct uv__tpm_task* t) {
   uint64_t word;
   int slow_io;
 
+  assert(t->cold);
   atomic_store_explicit(&t->stop, 1, memory_order_release);
   uv__queue_insert_tail(&uv__tpm_zombies, &t->link);
   uv__tpm_timed_out++;
@@ -636,6 +681,7 @@ static void uv__tpm_expire(struct uv__tpm_slot* s, uint64_t now) {
   uint64_t word;
 
   t = atomic_load_explicit(&s->task, memory_order_relaxed);
+  uv__tpm_task_cold(t);
   /* Only now does the record learn where and when it runs. */
   t->thread = s->thread;
   t->start = atomic_load_explicit(&s->start, memory_order_relaxed);
@@ -749,6 +795,7 @@ static int uv__tpm_take(struct uv__work* w) {
   if (w->work != uv__tpm_run)
     return 0;
   t = container_of(w, struct uv__tpm_task, work);
+  uv__tpm_task_cold(t);
   t->status = UV_EPOOLSTALLED;
   t->returned = 1;
   t->notify.done = uv__tpm_deliver;
@@ -904,6 +951,7 @@ static int uv__tpm_finish(struct uv__tpm_slot* s, struct uv__tpm_task* t) {
     return UV__TPM_DELIVER;
   }
 
+  assert(t->cold);
   t->returned = 1;
   if (t->late_commit) {
     t->status = 0;  /* Completed after all: see uv__tpm_commit(). */
@@ -954,7 +1002,7 @@ static void uv__tpm_run(struct uv__work* w) {
                                             memory_order_relaxed))
     s = uv__tpm_prepare_slot();
 
-  start = uv_hrtime();
+  start = uv__tpm_now();
   deadline = start + t->budget;
   s->seq++;
   atomic_store_explicit(&s->task, t, memory_order_relaxed);
@@ -1021,23 +1069,22 @@ struct uv__work* uv__tpm_wrap(struct uv__work* w, enum uv__work_kind kind) {
   if (t == NULL)
     return w;  /* No memory: run it untimed rather than fail it. */
 
-  t->user = w;
-  t->user_work = w->work;
-  t->user_done = w->done;
-  t->loop = w->loop;
-  t->kind = kind;
-  t->budget = uv__tpm_ms_to_ns(ms);
-  t->tag = uv__tpm_thread_tag;
-  if (opts != NULL) {
-    t->req = opts->req;
-    t->timedout_cb = opts->timedout_cb;
-  }
+  /* Every field of the hot half (the cold one waits for the watchdog). */
   t->work.loop = w->loop;
   t->work.work = uv__tpm_run;
   t->work.done = uv__tpm_done;
-  t->notify.loop = w->loop;
-  t->notify.work = uv__tpm_tag;
   uv__queue_init(&t->anchor);
+  t->user = w;
+  t->user_work = w->work;
+  t->user_done = w->done;
+  t->req = opts != NULL ? opts->req : NULL;
+  t->timedout_cb = opts != NULL ? opts->timedout_cb : NULL;
+  t->tag = uv__tpm_thread_tag;
+  t->loop = w->loop;
+  t->budget = uv__tpm_ms_to_ns(ms);
+  atomic_store_explicit(&t->stop, 0, memory_order_relaxed);
+  t->kind = kind;
+  t->cold = 0;
 
   w->work = uv__tpm_tag;
   w->wq.next = &t->anchor;
@@ -1062,11 +1109,35 @@ int uv__tpm_stopping(void) {
 }
 
 
-/* On the worker running a timed task: no timeout after this. */
-static int uv__tpm_commit(void) {
-  struct uv__tpm_slot* s;
+/* On the worker running a timed task, whose slot the watchdog took. */
+static int uv__tpm_commit_decided(struct uv__tpm_slot* s) {
   uint64_t word;
   int committed;
+
+  uv_mutex_lock(&uv__tpm_mutex);
+  word = uv__tpm_decided_word(s);
+  if (UV__SLOT_STATE(word) == UV__SLOT_RUNNING) {
+    /* Extended. The watchdog swaps a RUNNING slot only under the lock. */
+    word = UV__SLOT_WORD(s->seq, UV__SLOT_COMMITTED);
+    atomic_store_explicit(&s->word, word, memory_order_relaxed);
+  }
+  committed = UV__SLOT_STATE(word) == UV__SLOT_COMMITTED;
+  assert(committed || uv__tpm_current->cold);
+  if (!committed && !uv__tpm_current->posted) {
+    /* Timed out, but the loop has not been told: the work may still
+     * complete normally, delivered when it returns (uv__tpm_finish()). */
+    uv__tpm_current->late_commit = 1;
+    committed = 1;
+  }
+  uv_mutex_unlock(&uv__tpm_mutex);
+  return committed;
+}
+
+
+/* On the worker running a timed task: no timeout after this. */
+static inline int uv__tpm_commit(void) {
+  struct uv__tpm_slot* s;
+  uint64_t word;
 
   s = uv__tpm_slot;
   word = UV__SLOT_WORD(s->seq, UV__SLOT_RUNNING);
@@ -1079,23 +1150,7 @@ static int uv__tpm_commit(void) {
     return 1;
   if (UV__SLOT_STATE(word) == UV__SLOT_COMMITTED)
     return 1;
-
-  uv_mutex_lock(&uv__tpm_mutex);
-  word = uv__tpm_decided_word(s);
-  if (UV__SLOT_STATE(word) == UV__SLOT_RUNNING) {
-    /* Extended. The watchdog swaps a RUNNING slot only under the lock. */
-    word = UV__SLOT_WORD(s->seq, UV__SLOT_COMMITTED);
-    atomic_store_explicit(&s->word, word, memory_order_relaxed);
-  }
-  committed = UV__SLOT_STATE(word) == UV__SLOT_COMMITTED;
-  if (!committed && !uv__tpm_current->posted) {
-    /* Timed out, but the loop has not been told: the work may still
-     * complete normally, delivered when it returns (uv__tpm_finish()). */
-    uv__tpm_current->late_commit = 1;
-    committed = 1;
-  }
-  uv_mutex_unlock(&uv__tpm_mutex);
-  return committed;
+  return uv__tpm_commit_decided(s);
 }
 
 

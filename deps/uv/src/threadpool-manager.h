@@ -95,13 +95,16 @@ struct uv__tpm_task;
 extern _Thread_local struct uv__tpm_task* uv__tpm_current;
 
 /* fs-timeout.c: after an fs request's system call, nonzero if the work may
- * publish `r` (errno `err`). Inline for untimed work that was not
- * interrupted, the path of nearly every call. */
+ * publish `r` (errno `err`). Inline for what nearly every call is: untimed
+ * work, or timed work that was not interrupted and commits its result. */
 int uv__fs_commit_slow(uv_fs_t* req, ssize_t r, int err);
+int uv__fs_commit_late(uv_fs_t* req, ssize_t r);
 static inline int uv__fs_commit(uv_fs_t* req, ssize_t r, int err) {
-  if ((r != -1 || err != EINTR) && uv__tpm_current == NULL)
+  if (r == -1 && err == EINTR)
+    return uv__fs_commit_slow(req, r, err);
+  if (uv__tpm_current == NULL || uv__tpm_commit_work(&req->work_req))
     return 1;
-  return uv__fs_commit_slow(req, r, err);
+  return uv__fs_commit_late(req, r);
 }
 
 /* threadpool.c */
