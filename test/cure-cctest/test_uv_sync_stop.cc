@@ -171,4 +171,74 @@ TEST(UvSyncStop, NoSignalOutsideASection) {
   });
 }
 
+// A section that waits for work it gave the Priority Executor (a *Sync API
+// whose work cannot be stopped in place) leaves the wait when it is stopped:
+// uv_priority_work() returns UV_ETIMEDOUT while the work still runs, and the
+// work, abandoned, is cleaned up on its executor once it returns.
+TEST(UvSyncStop, AStoppedSectionLeavesThePriorityExecutorsWork) {
+  struct Work {
+    uv_priority_work_t req;
+    std::atomic<bool> started{false};
+    std::atomic<bool> release{false};
+    std::atomic<bool> returned{false};
+    std::atomic<bool> cleaned{false};
+  };
+  Work* w = new Work;  // the executor's once abandoned
+  w->req.data = w;
+  OnOwner([w](uv_sync_stop_t* stop) {
+    current_token = 5;
+    ASSERT_EQ(uv_sync_stop_enter(), 1);
+    std::thread requester([&] {
+      while (!w->started.load()) std::this_thread::yield();
+      EXPECT_EQ(uv_sync_stop_request(stop, 5), 1);
+    });
+    int r = uv_priority_work(
+        &w->req,
+        [](uv_priority_work_t* req) {
+          Work* w = static_cast<Work*>(req->data);
+          w->started = true;
+          // CPU work with no check of its own, as OpenSSL between callbacks.
+          while (!w->release.load()) {
+          }
+          w->returned = true;
+        },
+        [](uv_priority_work_t* req) {
+          static_cast<Work*>(req->data)->cleaned = true;
+        },
+        0);
+    requester.join();
+    EXPECT_EQ(r, UV_ETIMEDOUT);
+    EXPECT_FALSE(w->returned.load());  // The caller did not wait for it.
+    EXPECT_EQ(uv_sync_stop_leave(), 1);
+    EXPECT_EQ(uv_sync_stop_take(), 5u);
+    current_token = 0;
+  });
+  w->release = true;
+  while (!w->cleaned.load()) std::this_thread::yield();
+  EXPECT_TRUE(w->returned.load());
+  delete w;
+}
+
+// Outside a section the wait is upstream's kind of synchronous call: it
+// ends when the work returns.
+TEST(UvSyncStop, WithoutASectionThePriorityExecutorIsWaitedFor) {
+  struct Work {
+    uv_priority_work_t req;
+    std::atomic<bool> returned{false};
+  } w;
+  w.req.data = &w;
+  OnOwner([&w](uv_sync_stop_t*) {
+    EXPECT_EQ(uv_priority_work(
+                  &w.req,
+                  [](uv_priority_work_t* req) {
+                    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+                    static_cast<Work*>(req->data)->returned = true;
+                  },
+                  nullptr,
+                  0),
+              0);
+    EXPECT_TRUE(w.returned.load());
+  });
+}
+
 }  // namespace

@@ -66,6 +66,10 @@ struct uv__executor {
   int abandon;                    /* uv_priority_work_abandon() was called */
 };
 
+/* How often a caller with a stop flag of its own looks at it while it
+ * waits (ns). */
+#define UV__EX_STOP_POLL ((uint64_t) 5 * 1000 * 1000)
+
 static struct uv__queue uv__executor_idle = {
   &uv__executor_idle, &uv__executor_idle
 };
@@ -184,7 +188,9 @@ int uv_priority_work(uv_priority_work_t* req,
                      uv_priority_cb cleanup_cb,
                      uint64_t timeout_ms) {
   struct uv__executor* ex;
+  _Atomic int* caller_stop;
   uint64_t deadline;
+  uint64_t wait;
   uint64_t now;
   int err;
 
@@ -219,6 +225,10 @@ int uv_priority_work(uv_priority_work_t* req,
   deadline = 0;
   if (timeout_ms != 0)
     deadline = uv_hrtime() + timeout_ms * (uint64_t) 1000000;
+  /* The caller's own stop flag, if it has one: a stoppable section of
+   * uv/sync-stop.h, or a timed task of the pool. Nothing signals our
+   * condition variable when it is set: we look every UV__EX_STOP_POLL. */
+  caller_stop = uv__tpm_get_current_stop();
 
   err = 0;
   for (;;) {
@@ -232,16 +242,24 @@ int uv_priority_work(uv_priority_work_t* req,
       err = UV_ECANCELED;
       break;
     }
-    if (deadline == 0) {
+    if (caller_stop != NULL &&
+        atomic_load_explicit(caller_stop, memory_order_acquire)) {
+      err = UV_ETIMEDOUT;
+      break;
+    }
+    if (deadline == 0 && caller_stop == NULL) {
       uv_cond_wait(&ex->done, &uv__tpm_mutex);
       continue;
     }
     now = uv_hrtime();
-    if (now >= deadline) {
+    if (deadline != 0 && now >= deadline) {
       err = UV_ETIMEDOUT;
       break;
     }
-    uv_cond_timedwait(&ex->done, &uv__tpm_mutex, deadline - now);
+    wait = deadline != 0 ? deadline - now : UV__EX_STOP_POLL;
+    if (caller_stop != NULL && wait > UV__EX_STOP_POLL)
+      wait = UV__EX_STOP_POLL;
+    uv_cond_timedwait(&ex->done, &uv__tpm_mutex, wait);
   }
 
   uv__queue_remove(&ex->link);

@@ -243,8 +243,11 @@ struct uv_priority_work_s {
 };
 
 /* Runs work_cb(req) on an executor thread and blocks until it returns (0),
- * timeout_ms elapses first (UV_ETIMEDOUT; 0 = no timeout) or another thread
- * calls uv_priority_work_abandon(req) (UV_ECANCELED). In the last two cases
+ * timeout_ms elapses first (UV_ETIMEDOUT; 0 = no timeout), the calling thread
+ * is told to stop (uv_threadpool_should_stop() turns nonzero on it: a stopped
+ * section of uv/sync-stop.h, a timed task past its budget; UV_ETIMEDOUT,
+ * seen within 5 ms) or another thread calls uv_priority_work_abandon(req)
+ * (UV_ECANCELED). In the last three cases
  * the executor is abandoned like a pool worker and cleanup_cb(req), if any,
  * runs on it once work_cb has returned: `req` and what it points to must stay
  * valid until then. Returns UV_EABANDONCAP, without running work_cb, when no
