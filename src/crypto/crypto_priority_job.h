@@ -1,0 +1,80 @@
+#ifndef SRC_CRYPTO_CRYPTO_PRIORITY_JOB_H_
+#define SRC_CRYPTO_CRYPTO_PRIORITY_JOB_H_
+
+#if defined(NODE_WANT_INTERNALS) && NODE_WANT_INTERNALS
+
+#include <memory>
+#include <vector>
+
+#include "ncrypto.h"
+#include "uv.h"
+#include "uv/timeout.h"
+
+namespace node {
+namespace crypto {
+
+// nodecure: the crypto work of a *Sync API that can look for a stop only
+// now and then. OpenSSL's prime search asks its callback once per candidate
+// and per Miller-Rabin round, about 170 ms apart for RSA-15360 and seconds
+// apart for bigger keys, so a generateKeyPairSync() stopped in place by
+// --event-loop-timeout ended long after the budget. Such work runs on
+// libuv's Priority Executor (uv/timeout.h) while the loop thread waits;
+// when the callback's budget stops the loop's section (uv/sync-stop.h), the
+// loop leaves the wait within 5 ms and throws the TimeoutError, and the
+// work, abandoned, ends at its next callback (its executor's stop flag).
+//
+// Ownership: an abandoned job belongs to its executor thread, which deletes
+// it once Work() returned. A job therefore owns everything Work() touches
+// (OpenSSL objects, copies of its inputs), never the Environment, the
+// CryptoJob's params or JS memory; Work() must not call into V8.
+//
+// Outside such a section (the callback API on a pool thread, or no budget)
+// Work() runs in place, as upstream's code did.
+class PriorityJob {
+ public:
+  PriorityJob() = default;
+  virtual ~PriorityJob() = default;
+  PriorityJob(const PriorityJob&) = delete;
+  PriorityJob& operator=(const PriorityJob&) = delete;
+
+  // Runs job->Work() and returns the job once it returned, or nullptr if the
+  // loop's section was stopped first (the job is the executor's now).
+  template <typename T>
+  static std::unique_ptr<T> Run(std::unique_ptr<T> job) {
+    return std::unique_ptr<T>(static_cast<T*>(RunJob(job.release())));
+  }
+
+  // On the thread that called Run(), after it returned the job: OpenSSL's
+  // errors of a failed Work() on another thread, raised on this one, where
+  // CryptoErrorStore::Capture() looks for them.
+  void RaiseErrors();
+
+ protected:
+  // The work: on an executor, or in place. A failure leaves its errors on
+  // the running thread's OpenSSL error queue, as in place.
+  virtual void Work() = 0;
+
+ private:
+  struct Error;
+
+  static PriorityJob* RunJob(PriorityJob* job);
+  static void OnWork(uv_priority_work_t* req);
+  static void OnAbandoned(uv_priority_work_t* req);
+
+  uv_priority_work_t req_;
+  bool moved_errors_ = false;
+  std::vector<Error> errors_;
+};
+
+// EVP_PKEY_keygen(ctx, out) for a key-pair generation: a PriorityJob for
+// the types whose generation searches for primes (RSA, RSA-PSS, DSA, DH),
+// in place for the others. Nonzero on success; zero on failure, with
+// OpenSSL's errors on the calling thread's queue, and when stopped.
+int GenerateKeyPair(ncrypto::EVPKeyCtxPointer ctx, EVP_PKEY** out);
+
+}  // namespace crypto
+}  // namespace node
+
+#endif  // defined(NODE_WANT_INTERNALS) && NODE_WANT_INTERNALS
+
+#endif  // SRC_CRYPTO_CRYPTO_PRIORITY_JOB_H_
