@@ -330,8 +330,10 @@ static struct uv__tpm_task* uv__tpm_task_alloc(void) {
     return uv__malloc(sizeof(*t));
   uv__tpm_cache = *(struct uv__tpm_task**) t;
   uv__tpm_cache_len--;
-#ifndef NDEBUG
-  /* A read of the cold half before uv__tpm_task_cold() sees garbage. */
+#ifdef UV__TPM_CHECKS
+  /* A read of the cold half before uv__tpm_task_cold() sees garbage (in
+   * the unit tests' builds: Node builds libuv with its asserts on, and this
+   * would cost every task). */
   memset(&t->notify,
          0xa5,
          sizeof(*t) - offsetof(struct uv__tpm_task, notify));
