@@ -1,5 +1,7 @@
 #include "crypto/crypto_priority_job.h"
 
+#include "env-inl.h"
+
 #include <memory>
 #include <string>
 #include <utility>
@@ -109,6 +111,87 @@ class KeyPairJob final : public PriorityJob {
   int result_ = 0;
 };
 
+// The callback of a search on an executor: its own stop word only (not the
+// Environment's, which an abandoned job must not touch).
+bool KeepSearching(int, int) {
+  return !uv_threadpool_should_stop();
+}
+
+// A copy of `bn` (an empty pointer stays empty). False if it failed.
+bool Copy(const ncrypto::BignumPointer& bn, ncrypto::BignumPointer* out) {
+  if (!bn) return true;
+  out->reset(BN_dup(bn.get()));
+  return static_cast<bool>(*out);
+}
+
+// A prime search on copies of its inputs.
+class PrimeJob final : public PriorityJob {
+ public:
+  static std::unique_ptr<PrimeJob> New(
+      const ncrypto::BignumPointer::PrimeConfig& config) {
+    std::unique_ptr<PrimeJob> job(new PrimeJob(config.bits, config.safe));
+    if (!job->prime_ || !Copy(config.add, &job->add_) ||
+        !Copy(config.rem, &job->rem_)) {
+      return nullptr;
+    }
+    return job;
+  }
+
+  bool ok() const { return ok_; }
+  const ncrypto::BignumPointer& prime() const { return prime_; }
+
+ protected:
+  void Work() override {
+    ok_ = prime_.generate(ncrypto::BignumPointer::PrimeConfig{
+                              .bits = bits_,
+                              .safe = safe_,
+                              .add = add_,
+                              .rem = rem_,
+                          },
+                          KeepSearching);
+  }
+
+ private:
+  PrimeJob(int bits, bool safe)
+      : prime_(ncrypto::BignumPointer::NewSecure()), bits_(bits), safe_(safe) {}
+
+  ncrypto::BignumPointer prime_;
+  ncrypto::BignumPointer add_;
+  ncrypto::BignumPointer rem_;
+  int bits_;
+  bool safe_;
+  bool ok_ = false;
+};
+
+// A primality test of a copy of the candidate.
+class CheckPrimeJob final : public PriorityJob {
+ public:
+  static std::unique_ptr<CheckPrimeJob> New(
+      const ncrypto::BignumPointer& candidate, int checks) {
+    std::unique_ptr<CheckPrimeJob> job(new CheckPrimeJob(checks));
+    if (!Copy(candidate, &job->candidate_) || !job->candidate_) return nullptr;
+    return job;
+  }
+
+  int result() const { return result_; }
+
+ protected:
+  void Work() override { result_ = candidate_.isPrime(checks_, KeepSearching); }
+
+ private:
+  explicit CheckPrimeJob(int checks) : checks_(checks) {}
+
+  ncrypto::BignumPointer candidate_;
+  int checks_;
+  int result_ = -1;
+};
+
+// Whether a search of this thread's may leave for an executor.
+bool MayLeave(Environment* env) {
+  return NODECURE_PRIORITY_JOBS && env->is_main_thread() &&
+         uv_sync_stop_inside();
+}
+
 #if NODECURE_PRIORITY_JOBS
 bool SearchesForPrimes(EVP_PKEY_CTX* ctx) {
   for (const char* type : {"RSA", "RSA-PSS", "DSA", "DH", "DHX"}) {
@@ -132,6 +215,32 @@ int GenerateKeyPair(ncrypto::EVPKeyCtxPointer ctx, EVP_PKEY** out) {
   }
 #endif
   return EVP_PKEY_keygen(ctx.get(), out);
+}
+
+bool GeneratePrime(Environment* env,
+                   const ncrypto::BignumPointer& prime,
+                   const ncrypto::BignumPointer::PrimeConfig& config,
+                   ncrypto::BignumPointer::PrimeCheckCallback in_place_cb) {
+  std::unique_ptr<PrimeJob> job;
+  if (MayLeave(env)) job = PrimeJob::New(config);
+  if (!job) return prime.generate(config, std::move(in_place_cb));
+  job = PriorityJob::Run(std::move(job));
+  if (!job) return false;  // Stopped: the caller throws the TimeoutError.
+  job->RaiseErrors();
+  return job->ok() && BN_copy(prime.get(), job->prime().get()) != nullptr;
+}
+
+int CheckPrime(Environment* env,
+               const ncrypto::BignumPointer& candidate,
+               int checks,
+               ncrypto::BignumPointer::PrimeCheckCallback in_place_cb) {
+  std::unique_ptr<CheckPrimeJob> job;
+  if (MayLeave(env)) job = CheckPrimeJob::New(candidate, checks);
+  if (!job) return candidate.isPrime(checks, std::move(in_place_cb));
+  job = PriorityJob::Run(std::move(job));
+  if (!job) return -1;  // Stopped: the caller throws the TimeoutError.
+  job->RaiseErrors();
+  return job->result();
 }
 
 }  // namespace crypto

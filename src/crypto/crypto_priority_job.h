@@ -11,13 +11,17 @@
 #include "uv/timeout.h"
 
 namespace node {
+
+class Environment;
+
 namespace crypto {
 
 // nodecure: the crypto work of a *Sync API that can look for a stop only
 // now and then. OpenSSL's prime search asks its callback once per candidate
 // and per Miller-Rabin round, about 170 ms apart for RSA-15360 and seconds
 // apart for bigger keys, so a generateKeyPairSync() stopped in place by
-// --event-loop-timeout ended long after the budget. Such work runs on
+// --event-loop-timeout ended long after the budget; generatePrimeSync() and
+// checkPrimeSync() the same. Such work runs on
 // libuv's Priority Executor (uv/timeout.h) while the loop thread waits;
 // when the callback's budget stops the loop's section (uv/sync-stop.h), the
 // loop leaves the wait within 5 ms and throws the TimeoutError, and the
@@ -71,6 +75,22 @@ class PriorityJob {
 // in place for the others. Nonzero on success; zero on failure, with
 // OpenSSL's errors on the calling thread's queue, and when stopped.
 int GenerateKeyPair(ncrypto::EVPKeyCtxPointer ctx, EVP_PKEY** out);
+
+// BN_generate_prime_ex() into `prime` (BignumPointer::generate()) and
+// BN_is_prime_ex() of `candidate` (BignumPointer::isPrime()): the same
+// search, whose callback comes once per candidate and round. On the main
+// thread, inside a section that --event-loop-timeout may stop, a
+// PriorityJob on copies of the inputs (the result is copied back); else in
+// place with `in_place_cb`, as upstream (a Worker's search also stops when
+// its Environment does, which an abandoned job could not ask).
+bool GeneratePrime(Environment* env,
+                   const ncrypto::BignumPointer& prime,
+                   const ncrypto::BignumPointer::PrimeConfig& config,
+                   ncrypto::BignumPointer::PrimeCheckCallback in_place_cb);
+int CheckPrime(Environment* env,
+               const ncrypto::BignumPointer& candidate,
+               int checks,
+               ncrypto::BignumPointer::PrimeCheckCallback in_place_cb);
 
 }  // namespace crypto
 }  // namespace node
