@@ -161,6 +161,14 @@ app.get('/hash-sync', (req, res) => {
   res.json({ key: key.toString('hex') });
 });
 
+// A key pair for a new client certificate, made while the client waits.
+app.get('/keypair-sync', (req, res) => {
+  const bits = Math.min(Number(req.query.bits ?? 2048), 32768);
+  const { publicKey } =
+    crypto.generateKeyPairSync('rsa', { modulusLength: bits });
+  res.type('text').send(publicKey.export({ type: 'spki', format: 'pem' }));
+});
+
 // An upload that is gunzipped synchronously.
 app.post('/upload-sync', raw, (req, res) => {
   res.json({ bytes: zlib.gunzipSync(req.body).length });

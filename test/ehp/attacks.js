@@ -228,6 +228,16 @@ const attacks = [
     request: get('/hash-sync?cost=2147483647'),
   },
   {
+    id: 'keygen-sync',
+    title: 'crypto.generateKeyPairSync() RSA-30720',
+    category: 'sync',
+    // OpenSSL asks its progress callback about every 0.75 s at this size:
+    // stopped in place, the loop would stay blocked that long past the
+    // budget; the search runs on the Priority Executor instead.
+    request: get('/keypair-sync?bits=30720'),
+    small: get('/keypair-sync?bits=15360'),
+  },
+  {
     id: 'gunzipsync-bomb',
     title: 'zlib.gunzipSync() of a 2 GiB bomb',
     category: 'sync',
