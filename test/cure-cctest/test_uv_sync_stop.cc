@@ -219,6 +219,55 @@ TEST(UvSyncStop, AStoppedSectionLeavesThePriorityExecutorsWork) {
   delete w;
 }
 
+// A section stopped before the call (its budget ran out just before): the
+// caller does not wait, the work never runs, and the job is still cleaned
+// up on its executor, which then ends (the Hangman joins it). It used to
+// wait for a job that nobody would run, counted as abandoned for ever.
+TEST(UvSyncStop, AJobAbandonedBeforeItStartsIsCleanedUp) {
+  struct Work {
+    uv_priority_work_t req;
+    std::atomic<bool> ran{false};
+    std::atomic<bool> cleaned{false};
+  };
+  uv_threadpool_stats_t before;
+  uv_threadpool_get_stats(&before);
+  Work* w = new Work;
+  w->req.data = w;
+  OnOwner([w](uv_sync_stop_t* stop) {
+    current_token = 6;
+    ASSERT_EQ(uv_sync_stop_enter(), 1);
+    std::thread requester([&] { EXPECT_EQ(uv_sync_stop_request(stop, 6), 1); });
+    requester.join();
+    ASSERT_EQ(uv_threadpool_should_stop(), 1);
+    EXPECT_EQ(uv_priority_work(
+                  &w->req,
+                  [](uv_priority_work_t* req) {
+                    static_cast<Work*>(req->data)->ran = true;
+                  },
+                  [](uv_priority_work_t* req) {
+                    static_cast<Work*>(req->data)->cleaned = true;
+                  },
+                  0),
+              UV_ETIMEDOUT);
+    EXPECT_EQ(uv_sync_stop_leave(), 1);
+    EXPECT_EQ(uv_sync_stop_take(), 6u);
+    current_token = 0;
+  });
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  uv_threadpool_stats_t now;
+  for (;;) {
+    uv_threadpool_get_stats(&now);
+    if ((w->cleaned.load() && now.abandoned_live == before.abandoned_live) ||
+        std::chrono::steady_clock::now() > deadline)
+      break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_TRUE(w->cleaned.load());
+  EXPECT_FALSE(w->ran.load());  // Nobody waited for it: not run at all.
+  EXPECT_EQ(now.abandoned_live, before.abandoned_live);  // joined
+  delete w;
+}
+
 // Outside a section the wait is upstream's kind of synchronous call: it
 // ends when the work returns.
 TEST(UvSyncStop, WithoutASectionThePriorityExecutorIsWaitedFor) {

@@ -39,6 +39,7 @@
 
 #include "threadpool-manager.h"
 
+#include <assert.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -97,20 +98,26 @@ static void uv__executor_main(void* arg) {
   uv_mutex_lock(&uv__tpm_mutex);
   uv__hangman_prepare_thread();
   for (;;) {
-    while (ex->state != UV__EX_RUNNING && ex->state != UV__EX_EXIT)
+    /* A job is RUNNING, or already ABANDONED if its caller gave up before
+     * this thread woke (its stop was set on entry): then the work does not
+     * run, but the cleanup does, as for any abandoned job. */
+    while (ex->state == UV__EX_IDLE || ex->state == UV__EX_DONE)
       uv_cond_wait(&ex->wake, &uv__tpm_mutex);
     if (ex->state == UV__EX_EXIT)
       break;
+    assert(ex->state == UV__EX_RUNNING || ex->state == UV__EX_ABANDONED);
     req = ex->req;
-    uv_mutex_unlock(&uv__tpm_mutex);
+    if (ex->state == UV__EX_RUNNING) {
+      uv_mutex_unlock(&uv__tpm_mutex);
 
-    uv__executor_current = ex;
-    uv__tpm_set_current_stop(&ex->stop);
-    ex->work_cb(req);
-    uv__tpm_set_current_stop(NULL);
-    uv__executor_current = NULL;
+      uv__executor_current = ex;
+      uv__tpm_set_current_stop(&ex->stop);
+      ex->work_cb(req);
+      uv__tpm_set_current_stop(NULL);
+      uv__executor_current = NULL;
 
-    uv_mutex_lock(&uv__tpm_mutex);
+      uv_mutex_lock(&uv__tpm_mutex);
+    }
     if (ex->state != UV__EX_ABANDONED) {
       ex->state = UV__EX_DONE;
       uv_cond_signal(&ex->done);
