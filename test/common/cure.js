@@ -15,6 +15,36 @@ function lcg(seed = 12345) {
   };
 }
 
+// A stress of budgets: `iterations` calls, each of an operation of
+// `operations` ([name, sizes, op]) picked with `seed`, of one of its sizes,
+// with a budget of 1 to 8 ms (node:cure's runWithEventLoopTimeout()). Each
+// call returns, and onResult(name, size, result) checks what it returned,
+// or throws the event-loop TimeoutError, which is counted. Returns that
+// count.
+function callsWithBudgets(operations, seed, iterations, onResult) {
+  const { runWithEventLoopTimeout } = require('node:cure');
+  const next = lcg(seed);
+  let stopped = 0;
+  for (let i = 0; i < iterations; i++) {
+    const [name, sizes, op] = operations[next() % operations.length];
+    const size = sizes[next() % sizes.length];
+    const budget = 1 + next() % 8;
+    let result;
+    try {
+      result = runWithEventLoopTimeout(budget, op, size);
+    } catch (err) {
+      // (Messages can quote inputs of megabytes: cut.)
+      assert.ok(err instanceof TimeoutError,
+                `${name}/${size}: ${String(err).slice(0, 300)}`);
+      assert.strictEqual(err.code, 'ERR_EVENT_LOOP_TIMEOUT');
+      stopped++;
+      continue;
+    }
+    onResult(name, size, result);
+  }
+  return stopped;
+}
+
 // Asserts that fn() is interrupted by the event-loop TimeoutError of a
 // budget of `budget` ms, and prints how long after its call. The design
 // target is budget + 50 ms; the bound is generous for loaded test machines.
@@ -163,5 +193,6 @@ module.exports = {
   assertThreadpoolTimeout,
   checkBudgetOption,
   lcg,
+  callsWithBudgets,
   runEachInACallback,
 };

@@ -13,7 +13,7 @@ const assert = require('assert');
 const { Worker, isMainThread, workerData, parentPort } =
   require('worker_threads');
 const { runWithEventLoopTimeout } = require('node:cure');
-const { lcg } = require('../common/cure');
+const { callsWithBudgets } = require('../common/cure');
 
 const marks = (n, order) => 'a' + order.repeat(n / 2);
 const tag = (n) => 'en-' + Array.from({ length: n },
@@ -75,25 +75,10 @@ function expectedResults() {
 }
 
 function stress(expected, seed, iterations) {
-  const next = lcg(seed);
-  let stopped = 0;
-  for (let i = 0; i < iterations; i++) {
-    const [name, sizes, op] = operations[next() % operations.length];
-    const n = sizes[next() % sizes.length];
-    const budget = 1 + next() % 8;
-    let result;
-    try {
-      result = runWithEventLoopTimeout(budget, op, n);
-    } catch (err) {
-      // (Messages can quote inputs of megabytes: cut.)
-      assert.ok(err instanceof TimeoutError,
-                `${name}/${n}: ${String(err).slice(0, 300)}`);
-      assert.strictEqual(err.code, 'ERR_EVENT_LOOP_TIMEOUT');
-      stopped++;
-      continue;
-    }
+  const check = (name, n, result) => {
     assert.strictEqual(result, expected[`${name}/${n}`], `${name}/${n}`);
-  }
+  };
+  const stopped = callsWithBudgets(operations, seed, iterations, check);
   // Nothing left behind: every result again, without a budget.
   assert.deepStrictEqual(runWithEventLoopTimeout(0, expectedResults),
                          expected);

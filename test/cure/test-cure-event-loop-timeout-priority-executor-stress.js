@@ -17,7 +17,7 @@ const { Worker, isMainThread, workerData, parentPort } =
   require('worker_threads');
 const cure = require('node:cure');
 const { runWithEventLoopTimeout } = cure;
-const { lcg } = require('../common/cure');
+const { callsWithBudgets } = require('../common/cure');
 
 const data = Buffer.from('nodecure');
 const prime = 2n ** 521n - 1n;  // A Mersenne prime.
@@ -43,24 +43,11 @@ const operations = [
 ];
 
 function stress(seed, iterations) {
-  const next = lcg(seed);
   const primes = [];
-  let stopped = 0;
-  for (let i = 0; i < iterations; i++) {
-    const [name, sizes, op] = operations[next() % operations.length];
-    const n = sizes[next() % sizes.length];
-    const budget = 1 + next() % 8;
-    let result;
-    try {
-      result = runWithEventLoopTimeout(budget, op, n);
-    } catch (err) {
-      assert.ok(err instanceof TimeoutError, `${name}/${n}: ${err}`);
-      assert.strictEqual(err.code, 'ERR_EVENT_LOOP_TIMEOUT');
-      stopped++;
-      continue;
-    }
+  const keep = (name, n, result) => {
     if (name === 'prime') primes.push(result);
-  }
+  };
+  const stopped = callsWithBudgets(operations, seed, iterations, keep);
   // The primes found under a budget are primes, asked without one.
   for (const p of primes)
     assert.ok(runWithEventLoopTimeout(0, () => crypto.checkPrimeSync(p)));
