@@ -698,7 +698,8 @@ static void GetThreadpoolStats(const FunctionCallbackInfo<Value>& args) {
                                stats.slow_resource_hits,
                                stats.kept_live,
                                stats.stalled,
-                               stats.reported};
+                               stats.reported,
+                               stats.hopped};
   Local<Value> values[arraysize(counters)];
   for (size_t i = 0; i < arraysize(counters); i++)
     values[i] = Number::New(isolate, static_cast<double>(counters[i]));

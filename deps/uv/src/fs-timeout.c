@@ -47,7 +47,8 @@
 #include <unistd.h>
 
 
-static void uv__fs_release_late(uv_fs_t* req, ssize_t r) {
+/* Releases what a call whose result nobody takes created (r: its result). */
+void uv__fs_release_late(uv_fs_t* req, ssize_t r) {
   struct dirent** dents;
   uv_dir_t* dir;
   ssize_t i;

@@ -145,7 +145,6 @@ static int uv__executor_spawn(struct uv__executor** out) {
   uv_thread_options_t options;
   struct uv__executor* ex;
   sigset_t saved;
-  sigset_t all;
   int err;
 
   /* Past the cap, no executor replaces the abandoned ones. */
@@ -174,10 +173,9 @@ static int uv__executor_spawn(struct uv__executor** out) {
 
   options.flags = UV_THREAD_HAS_STACK_SIZE;
   options.stack_size = 8u << 20;  /* As the pool's workers. */
-  /* No process-directed signals on executors; uv__hangman_prepare_thread()
-   * unblocks the interrupt signal. */
-  sigfillset(&all);
-  pthread_sigmask(SIG_SETMASK, &all, &saved);
+  /* No process-directed signals on executors (the fault signals stay
+   * unblocked); uv__hangman_prepare_thread() unblocks the interrupt signal. */
+  uv__tpm_block_signals(&saved);
   err = uv_thread_create_ex(&ex->thread, &options, uv__executor_main, ex);
   pthread_sigmask(SIG_SETMASK, &saved, NULL);
   if (err) {

@@ -97,6 +97,7 @@ uv_sync_stop_t* uv_sync_stop_register(uv_sync_stop_token_cb cb, void* data) {
   uv_mutex_lock(&uv__tpm_mutex);
   uv__hangman_prepare_thread();  /* installs and unblocks the signal */
   uv_mutex_unlock(&uv__tpm_mutex);
+  uv__fs_hop_init();  /* the mount table, for calls on hang-prone mounts */
 
   uv__sync_stop_current = s;
   return s;

@@ -423,20 +423,14 @@ int uv__tpm_budget_set(void) {
 static void uv__tpm_watchdog(void* arg);
 
 
-/* With the lock held. */
-static void uv__tpm_ensure_watchdog(void) {
-  uv_thread_options_t options;
+/* Before starting a thread of ours: blocks every signal but the synchronous
+ * fault signals on the calling thread, so that the new thread inherits that
+ * mask, and saves the old one (restore it with pthread_sigmask()). A fault
+ * on a thread of ours must reach the process's crash handler: a blocked
+ * fault signal kills the process without it. */
+void uv__tpm_block_signals(sigset_t* saved) {
   sigset_t all;
-  sigset_t saved;
 
-  if (uv__tpm_wd_state != 0)
-    return;
-
-  /* The watchdog, and the replacement workers it starts, receive no
-   * process-directed signals; workers unblock the interrupt signal in
-   * uv__hangman_prepare_thread(). Synchronous fault signals stay unblocked:
-   * a fault on a thread of ours must reach the process's crash handler (a
-   * blocked one kills the process without it). */
   sigfillset(&all);
   sigdelset(&all, SIGSEGV);
   sigdelset(&all, SIGBUS);
@@ -445,7 +439,22 @@ static void uv__tpm_ensure_watchdog(void) {
   sigdelset(&all, SIGTRAP);
   sigdelset(&all, SIGSYS);
   sigdelset(&all, SIGABRT);
-  pthread_sigmask(SIG_SETMASK, &all, &saved);
+  pthread_sigmask(SIG_SETMASK, &all, saved);
+}
+
+
+/* With the lock held. */
+static void uv__tpm_ensure_watchdog(void) {
+  uv_thread_options_t options;
+  sigset_t saved;
+
+  if (uv__tpm_wd_state != 0)
+    return;
+
+  /* The watchdog, and the replacement workers it starts, receive no
+   * process-directed signals; workers unblock the interrupt signal in
+   * uv__hangman_prepare_thread(). */
+  uv__tpm_block_signals(&saved);
   options.flags = UV_THREAD_HAS_STACK_SIZE;
   options.stack_size = 1u << 20;
   if (0 == uv_thread_create_ex(&uv__tpm_wd_thread,
@@ -1438,6 +1447,7 @@ void uv_threadpool_get_stats(uv_threadpool_stats_t* stats) {
   stats->kept_live = uv__tpm_kept;
   stats->stalled = uv__tpm_stalled;
   stats->reported = uv__tpm_reported;
+  stats->hopped = uv__fs_hop_count();
   uv__hangman_stats(stats);
   uv_mutex_unlock(&uv__tpm_mutex);
   uv__slowres_stats(stats);

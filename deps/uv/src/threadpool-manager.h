@@ -35,6 +35,8 @@
 #include "uv-common.h"
 #include "uv/timeout.h"
 
+#include <signal.h>
+
 #ifndef _WIN32
 
 /* What a pool worker does after a task returns (uv__tpm_disposition()). */
@@ -85,6 +87,7 @@ int uv__tpm_thread_stuck(const uv_thread_t* tid);
 void uv__tpm_loop_close(uv_loop_t* loop);
 void uv__tpm_cleanup(void);
 void uv__tpm_wake(void);
+void uv__tpm_block_signals(sigset_t* saved);
 void uv__tpm_set_current_stop(_Atomic int* stop);
 _Atomic int* uv__tpm_get_current_stop(void);
 extern uint64_t uv__tpm_cap_hits;
@@ -99,6 +102,7 @@ extern _Thread_local struct uv__tpm_task* uv__tpm_current;
  * work, or timed work that was not interrupted and commits its result. */
 int uv__fs_commit_slow(uv_fs_t* req, ssize_t r, int err);
 int uv__fs_commit_late(uv_fs_t* req, ssize_t r);
+void uv__fs_release_late(uv_fs_t* req, ssize_t r);
 static inline int uv__fs_commit(uv_fs_t* req, ssize_t r, int err) {
   if (r == -1 && err == EINTR)
     return uv__fs_commit_slow(req, r, err);
@@ -140,6 +144,14 @@ extern _Atomic unsigned int uv__hangman_signal_gen;
 int uv__executor_commit(void);
 void uv__executor_cleanup(void);
 void uv__executor_atfork(void);
+
+/* fs-hop.c: uv__fs_hop_init() once a thread registers a stop; in a
+ * stoppable section, uv__fs_hop() runs a synchronous request on the Priority
+ * Executor if its path lies on a hang-prone mount and returns nonzero
+ * (req->result set), else returns 0 for the caller to run it in place. */
+void uv__fs_hop_init(void);
+uint64_t uv__fs_hop_count(void);
+int uv__fs_hop(uv_fs_t* req, void (*fs_work)(struct uv__work* w));
 
 /* slow-resource.c */
 extern _Atomic unsigned int uv__slowres_entries;

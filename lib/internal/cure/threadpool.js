@@ -186,6 +186,7 @@ function getThreadpoolStats() {
     8: keptLive,
     9: stalled,
     10: reported,
+    11: hopped,
   } = binding.getThreadpoolStats();
   return {
     timedOut,
@@ -199,6 +200,7 @@ function getThreadpoolStats() {
     keptLive,
     stalled,
     reported,
+    hopped,
   };
 }
 

@@ -225,7 +225,8 @@ typedef struct uv_threadpool_stats_s {
   uint64_t kept_live;           /* threads kept in timed-out work (cap) */
   uint64_t stalled;             /* requests failed with UV_EPOOLSTALLED */
   uint64_t reported;            /* tasks past their budget, only reported */
-  uint64_t reserved[1];
+  uint64_t hopped;              /* synchronous calls on a hang-prone mount
+                                   run on the Priority Executor */
 } uv_threadpool_stats_t;
 
 UV_EXTERN void uv_threadpool_get_stats(uv_threadpool_stats_t* stats);

@@ -1,0 +1,237 @@
+// fs-hop.c: a stoppable section's synchronous path calls on a hang-prone
+// mount run on the Priority Executor. This binary declares tmpfs hang-prone
+// (UV_FS_HANG_PRONE_TYPES is read once, at the first uv_sync_stop_register(),
+// so it is set before any test runs) and works in /dev/shm: results come back
+// as in place; under random stops every call returns its result or
+// UV_ETIMEDOUT, the abandoned calls' threads end and no fd is left open.
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <random>
+#include <string>
+#include <thread>
+
+#include "gtest/gtest.h"
+#include "uv.h"
+#include "uv/sync-stop.h"
+#include "uv/timeout.h"
+
+namespace {
+
+const int kSetTypes = setenv("UV_FS_HANG_PRONE_TYPES", "tmpfs", 0);
+
+std::atomic<uint64_t> hop_token{0};
+
+uint64_t HopToken(void*) {
+  return hop_token.load();
+}
+
+bool ShmIsTmpfs() {
+  struct statfs s;
+  return statfs("/dev/shm", &s) == 0 && s.f_type == 0x01021994;
+}
+
+int OpenFds() {
+  uv_fs_t req;
+  int n = uv_fs_scandir(nullptr, &req, "/proc/self/fd", 0, nullptr);
+  uv_fs_req_cleanup(&req);
+  return n;
+}
+
+uint64_t Hopped() {
+  uv_threadpool_stats_t stats;
+  uv_threadpool_get_stats(&stats);
+  return stats.hopped;
+}
+
+uint64_t AbandonedLive() {
+  uv_threadpool_stats_t stats;
+  uv_threadpool_get_stats(&stats);
+  return stats.abandoned_live;
+}
+
+class FsHop : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    (void) kSetTypes;
+    if (!ShmIsTmpfs()) GTEST_SKIP() << "/dev/shm is not tmpfs";
+    char tmpl[] = "/dev/shm/uv-fs-hop-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    file_ = dir_ + "/f";
+    int fd = open(file_.c_str(), O_CREAT | O_WRONLY, 0644);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(write(fd, "nodecure", 8), 8);
+    close(fd);
+    ASSERT_EQ(symlink("f", (dir_ + "/l").c_str()), 0);
+    ASSERT_EQ(mkfifo((dir_ + "/fifo").c_str(), 0644), 0);
+  }
+
+  void TearDown() override {
+    if (dir_.empty()) return;
+    unlink((dir_ + "/fifo").c_str());
+    unlink((dir_ + "/l").c_str());
+    unlink(file_.c_str());
+    rmdir(dir_.c_str());
+  }
+
+  std::string dir_;
+  std::string file_;
+};
+
+TEST_F(FsHop, ResultsComeBackAsInPlace) {
+  std::thread owner([&] {
+    uv_sync_stop_t* stop = uv_sync_stop_register(HopToken, nullptr);
+    ASSERT_NE(stop, nullptr);
+    uint64_t hopped = Hopped();
+    hop_token = 1;  // every call is a section
+    uv_fs_t req;
+
+    EXPECT_EQ(uv_fs_stat(nullptr, &req, file_.c_str(), nullptr), 0);
+    EXPECT_EQ(req.ptr, &req.statbuf);
+    EXPECT_EQ(req.statbuf.st_size, 8u);
+    uv_fs_req_cleanup(&req);
+
+    EXPECT_EQ(uv_fs_lstat(nullptr, &req, (dir_ + "/l").c_str(), nullptr), 0);
+    EXPECT_TRUE(S_ISLNK(req.statbuf.st_mode));
+    uv_fs_req_cleanup(&req);
+
+    EXPECT_EQ(uv_fs_stat(nullptr, &req, (dir_ + "/no").c_str(), nullptr),
+              UV_ENOENT);
+    uv_fs_req_cleanup(&req);
+
+    EXPECT_EQ(uv_fs_readlink(nullptr, &req, (dir_ + "/l").c_str(), nullptr),
+              0);
+    EXPECT_STREQ(static_cast<char*>(req.ptr), "f");
+    uv_fs_req_cleanup(&req);
+
+    EXPECT_EQ(uv_fs_realpath(nullptr, &req, (dir_ + "/l").c_str(), nullptr),
+              0);
+    EXPECT_EQ(std::string(static_cast<char*>(req.ptr)), file_);
+    uv_fs_req_cleanup(&req);
+
+    EXPECT_EQ(uv_fs_scandir(nullptr, &req, dir_.c_str(), 0, nullptr), 3);
+    uv_dirent_t ent;
+    int n = 0;
+    while (uv_fs_scandir_next(&req, &ent) == 0) n++;
+    EXPECT_EQ(n, 3);
+    uv_fs_req_cleanup(&req);
+
+    int fd = uv_fs_open(nullptr, &req, file_.c_str(), O_RDONLY, 0, nullptr);
+    uv_fs_req_cleanup(&req);
+    ASSERT_GE(fd, 0);
+    char buf[8];
+    EXPECT_EQ(read(fd, buf, 8), 8);
+    close(fd);
+
+    // Creating or truncating opens and fd calls stay in place.
+    uint64_t before = Hopped();
+    fd = uv_fs_open(nullptr, &req, (dir_ + "/c").c_str(), O_CREAT | O_WRONLY,
+                    0644, nullptr);
+    uv_fs_req_cleanup(&req);
+    ASSERT_GE(fd, 0);
+    EXPECT_EQ(uv_fs_fstat(nullptr, &req, fd, nullptr), 0);
+    uv_fs_req_cleanup(&req);
+    uv_fs_close(nullptr, &req, fd, nullptr);
+    uv_fs_req_cleanup(&req);
+    unlink((dir_ + "/c").c_str());
+    EXPECT_EQ(Hopped(), before);
+    EXPECT_EQ(before - hopped, 7u);
+
+    // Without a section: in place.
+    hop_token = 0;
+    EXPECT_EQ(uv_fs_stat(nullptr, &req, file_.c_str(), nullptr), 0);
+    uv_fs_req_cleanup(&req);
+    EXPECT_EQ(Hopped(), before);
+    uv_sync_stop_unregister(stop);
+  });
+  owner.join();
+}
+
+// Random stops: a requester stops the section in progress after 0 to 400 us.
+// A FIFO's open without writer never returns unless stopped.
+TEST_F(FsHop, RandomStopsAbandonCleanly) {
+  const int fds = OpenFds();
+  const uint64_t abandoned_live = AbandonedLive();
+  std::atomic<uv_sync_stop_t*> owner_stop{nullptr};
+  std::atomic<bool> done{false};
+  int stopped = 0;
+  int refused = 0;
+  std::thread owner([&] {
+    uv_sync_stop_t* stop = uv_sync_stop_register(HopToken, nullptr);
+    ASSERT_NE(stop, nullptr);
+    owner_stop = stop;
+    std::mt19937 rng(42);
+    for (int i = 1; i <= 600; i++) {
+      hop_token = i;
+      uv_fs_t req;
+      int r;
+      int op = rng() % 4;
+      if (op == 0) {
+        r = uv_fs_open(nullptr, &req, (dir_ + "/fifo").c_str(), O_RDONLY, 0,
+                       nullptr);
+        EXPECT_TRUE(r == UV_ETIMEDOUT) << r;
+      } else if (op == 1) {
+        r = uv_fs_stat(nullptr, &req, file_.c_str(), nullptr);
+        EXPECT_TRUE(r == 0 || r == UV_ETIMEDOUT) << r;
+        if (r == 0) EXPECT_EQ(req.statbuf.st_size, 8u);
+      } else if (op == 2) {
+        r = uv_fs_scandir(nullptr, &req, dir_.c_str(), 0, nullptr);
+        EXPECT_TRUE(r == 3 || r == UV_ETIMEDOUT) << r;
+      } else {
+        r = uv_fs_open(nullptr, &req, file_.c_str(), O_RDONLY, 0, nullptr);
+        EXPECT_TRUE(r >= 0 || r == UV_ETIMEDOUT) << r;
+        if (r >= 0) uv_fs_close(nullptr, &req, r, nullptr);
+      }
+      uv_fs_req_cleanup(&req);
+      bool was_refused = false;
+      if (r == UV_ETIMEDOUT) {
+        if (uv_sync_stop_take() != 0) {
+          stopped++;
+        } else {
+          refused++;  // the mount was stuck: at once
+          was_refused = true;
+        }
+      }
+      // Once refused, wait for the abandoned call to return.
+      for (int k = 0; k < 1000 && was_refused &&
+                      AbandonedLive() > abandoned_live; k++)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    hop_token = 0;
+    done = true;
+    while (owner_stop.exchange(nullptr) == nullptr) std::this_thread::yield();
+    uv_sync_stop_unregister(stop);
+  });
+  std::thread requester([&] {
+    std::mt19937 rng(7);
+    uv_sync_stop_t* stop;
+    while ((stop = owner_stop.load()) == nullptr) std::this_thread::yield();
+    while (!done) {
+      uint64_t token = hop_token.load();
+      std::this_thread::sleep_for(std::chrono::microseconds(rng() % 400));
+      uv_sync_stop_request(stop, token);
+    }
+    owner_stop = stop;  // the owner may unregister now
+  });
+  requester.join();
+  owner.join();
+  EXPECT_GT(stopped, 100);
+  EXPECT_GT(refused, 0);
+  printf("stopped %d, refused %d\n", stopped, refused);
+
+  // Every abandoned call returns (the Hangman's signal interrupts the FIFO
+  // opens), releases what it made and ends its thread.
+  for (int i = 0; i < 1000 && AbandonedLive() > abandoned_live; i++)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_EQ(AbandonedLive(), abandoned_live);
+  EXPECT_EQ(OpenFds(), fds);
+}
+
+}  // namespace

@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""Runs a command beside a hung mount: a FUSE file system whose daemon never
+answers, mounted in a mount namespace of the command's own (so that nothing
+else on the machine ever sees it, and it goes away with the command).
+
+  hung-fuse-mount.py COMMAND [ARGS...]
+
+The command finds the mount point in $NODECURE_HUNG_MOUNT. Writing a line
+"release" to the fd $NODECURE_HUNG_MOUNT_CTL ends the daemon: the mount is detached and its
+connection aborted, so that calls stuck on it return (ENOTCONN). Exits with
+the command's status, or 77, with the reason on stderr, when this machine
+cannot make the mount (not root, no /dev/fuse, no namespaces).
+"""
+
+import ctypes
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+
+CLONE_NEWNS = 0x00020000
+MS_REC = 0x4000
+MS_PRIVATE = 0x40000
+MNT_DETACH = 2
+PR_SET_PDEATHSIG = 1
+SAFETY_TIMEOUT = 300  # s: a command stuck on the mount is killed
+
+libc = ctypes.CDLL(None, use_errno=True)
+
+
+def skip(why):
+  sys.stderr.write('cannot make a hung mount here: %s\n' % why)
+  sys.exit(77)
+
+
+def check(rc, what):
+  if rc != 0:
+    skip('%s: %s' % (what, os.strerror(ctypes.get_errno())))
+
+
+def main():
+  if len(sys.argv) < 2:
+    sys.exit('usage: hung-fuse-mount.py COMMAND [ARGS...]')
+  if not sys.platform.startswith('linux'):
+    skip('not Linux')
+  if not os.path.exists('/dev/fuse'):
+    skip('no /dev/fuse')
+  check(libc.unshare(CLONE_NEWNS), 'unshare(CLONE_NEWNS)')
+  # Nothing mounted from here on propagates to the machine's namespace.
+  check(libc.mount(b'none', b'/', None, MS_REC | MS_PRIVATE, None),
+        'mount --make-rprivate /')
+  try:
+    fuse = os.open('/dev/fuse', os.O_RDWR)  # close-on-exec: ours alone
+  except OSError as e:
+    skip('/dev/fuse: %s' % e)
+  top = tempfile.mkdtemp(prefix='nodecure-hung-')
+  mnt = os.path.join(top, 'mnt')
+  os.mkdir(mnt)
+  opts = 'fd=%d,rootmode=40000,user_id=0,group_id=0' % fuse
+  check(libc.mount(b'nodecure-hung', mnt.encode(), b'fuse.nodecure',
+                   0, opts.encode()), 'mount -t fuse')
+
+  released = threading.Event()
+
+  def release():
+    if released.is_set():
+      return
+    released.set()
+    libc.umount2(mnt.encode(), MNT_DETACH)
+    os.close(fuse)  # aborts the connection: stuck calls return
+
+  ctl_r, ctl_w = os.pipe()
+
+  def listen():
+    with os.fdopen(ctl_r, 'r') as ctl:
+      for line in ctl:
+        if line.strip() == 'release':
+          release()
+
+  threading.Thread(target=listen, daemon=True).start()
+
+  def child_setup():
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+  env = dict(os.environ, NODECURE_HUNG_MOUNT=mnt,
+             NODECURE_HUNG_MOUNT_CTL=str(ctl_w))
+  child = subprocess.Popen(sys.argv[1:], env=env, preexec_fn=child_setup,
+                           pass_fds=(ctl_w,))
+  os.close(ctl_w)
+  try:
+    status = child.wait(timeout=SAFETY_TIMEOUT)
+  except subprocess.TimeoutExpired:
+    child.kill()
+    child.wait()
+    sys.stderr.write('hung-fuse-mount.py: the command was stuck for %d s: '
+                     'killed\n' % SAFETY_TIMEOUT)
+    status = 1
+  release()
+  try:
+    os.rmdir(mnt)
+    os.rmdir(top)
+  except OSError:
+    pass
+  sys.exit(status if status >= 0 else 128 - status)
+
+
+if __name__ == '__main__':
+  main()

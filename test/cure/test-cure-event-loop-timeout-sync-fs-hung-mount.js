@@ -1,0 +1,100 @@
+'use strict';
+// A synchronous fs call on a hung mount (a FUSE file system whose daemon
+// never answers: the kernel waits for it killably, so the loop thread's
+// interrupt signal cannot end the call) is stopped at its callback's budget:
+// the call runs on the Priority Executor and the stop abandons it. While
+// that call is stuck, further calls on the same mount fail at once with
+// ETIMEDOUT (as on a soft NFS mount) and abandon no more threads. Once the
+// daemon goes away, the stuck call returns, its thread ends, and the path
+// answers as before. Needs root and /dev/fuse: the mount is made in a mount
+// namespace of the child's own (test/cure-fixtures/hung-fuse-mount.py).
+const common = require('../common');
+const assert = require('assert');
+const fs = require('fs');
+const path = require('path');
+
+const T = 200;
+
+if (process.argv[2] !== 'child') {
+  if (!common.isLinux) common.skip('Linux only');
+  const { spawnSync } = require('child_process');
+  const helper = path.join(__dirname, '..', 'cure-fixtures',
+                           'hung-fuse-mount.py');
+  const child = spawnSync('python3', [
+    helper, process.execPath, `--event-loop-timeout=${T}`, __filename, 'child',
+  ], { stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
+  if (child.error?.code === 'ENOENT') common.skip('no python3');
+  if (child.status === 77) common.skip(child.stderr.trim());
+  process.stdout.write(child.stdout);
+  assert.strictEqual(child.status, 0, `${child.stderr}\nsignal ${child.signal}`);
+  return;
+}
+
+const cure = require('node:cure');
+const { assertInterrupted, runEachInACallback } = require('../common/cure');
+
+const mnt = process.env.NODECURE_HUNG_MOUNT;
+const ctl = Number(process.env.NODECURE_HUNG_MOUNT_CTL);
+assert.ok(mnt && ctl > 2);
+
+// There is no event for a thread's end: poll the counter.
+function awaitNoAbandonedThread(then) {
+  if (cure.getThreadpoolStats().abandonedLive === 0) return then();
+  setTimeout(awaitNoAbandonedThread, 10, then);
+}
+
+const onTheMount = [
+  ['statSync', () => fs.statSync(mnt)],
+  ['lstatSync', () => fs.lstatSync(path.join(mnt, 'a'))],
+  ['readdirSync', () => fs.readdirSync(mnt)],
+  ['openSync', () => fs.openSync(path.join(mnt, 'f'), 'r')],
+  ['accessSync', () => fs.accessSync(mnt)],
+  ['readlinkSync', () => fs.readlinkSync(path.join(mnt, 'l'))],
+  ['realpathSync.native', () => fs.realpathSync.native(path.join(mnt, 'a'))],
+  ['statfsSync', () => fs.statfsSync(mnt)],
+  ['readFileSync', () => fs.readFileSync(path.join(mnt, 'f'))],
+  ['statSync, relative', () => fs.statSync(path.relative('.', mnt) + '/x')],
+];
+
+runEachInACallback([
+  () => {
+    const before = cure.getThreadpoolStats();
+    assertInterrupted('statSync', () => fs.statSync(mnt), T);
+    const after = cure.getThreadpoolStats();
+    assert.strictEqual(after.hopped, before.hopped + 1);
+    assert.strictEqual(after.timedOut, before.timedOut + 1);
+    assert.strictEqual(after.abandoned, before.abandoned + 1);
+    assert.strictEqual(after.abandonedLive, 1);
+  },
+  () => {
+    // The mount is stuck: every call fails at once, with no new thread.
+    const before = cure.getThreadpoolStats();
+    for (const [label, fn] of onTheMount) {
+      assert.throws(fn, { code: 'ETIMEDOUT' }, label);
+    }
+    assert.strictEqual(fs.existsSync(mnt), false);
+    for (let i = 0; i < 100; i++)
+      assert.throws(() => fs.statSync(mnt), { code: 'ETIMEDOUT' });
+    const after = cure.getThreadpoolStats();
+    assert.strictEqual(after.hopped, before.hopped);
+    assert.strictEqual(after.abandoned, before.abandoned);
+    assert.strictEqual(after.abandonedLive, 1);
+  },
+  () => {
+    // Beside the mount, calls run in place as before.
+    const before = cure.getThreadpoolStats();
+    const parent = path.dirname(mnt);
+    assert.ok(fs.statSync(parent).isDirectory());
+    assert.deepStrictEqual(fs.readdirSync(parent), [path.basename(mnt)]);
+    assert.strictEqual(cure.getThreadpoolStats().hopped, before.hopped);
+  },
+  () => {
+    // The daemon goes away: the stuck call returns and its thread ends;
+    // the mount point is an empty directory again.
+    fs.writeSync(ctl, 'release\n');
+    awaitNoAbandonedThread(common.mustCall(() => {
+      assert.ok(fs.statSync(mnt).isDirectory());
+      assert.deepStrictEqual(fs.readdirSync(mnt), []);
+    }));
+  },
+]);
