@@ -161,6 +161,7 @@ TEST_F(FsHop, RandomStopsAbandonCleanly) {
   const uint64_t abandoned_live = AbandonedLive();
   std::atomic<uv_sync_stop_t*> owner_stop{nullptr};
   std::atomic<bool> done{false};
+  std::atomic<bool> requester_done{false};
   int stopped = 0;
   int refused = 0;
   std::thread owner([&] {
@@ -206,7 +207,8 @@ TEST_F(FsHop, RandomStopsAbandonCleanly) {
     }
     hop_token = 0;
     done = true;
-    while (owner_stop.exchange(nullptr) == nullptr) std::this_thread::yield();
+    // No uv_sync_stop_request() may run once the stop is unregistered.
+    while (!requester_done) std::this_thread::yield();
     uv_sync_stop_unregister(stop);
   });
   std::thread requester([&] {
@@ -218,7 +220,7 @@ TEST_F(FsHop, RandomStopsAbandonCleanly) {
       std::this_thread::sleep_for(std::chrono::microseconds(rng() % 400));
       uv_sync_stop_request(stop, token);
     }
-    owner_stop = stop;  // the owner may unregister now
+    requester_done = true;  // the owner may unregister now
   });
   requester.join();
   owner.join();
