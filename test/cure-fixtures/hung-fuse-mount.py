@@ -3,10 +3,14 @@
 answers, mounted in a mount namespace of the command's own (so that nothing
 else on the machine ever sees it, and it goes away with the command).
 
-  hung-fuse-mount.py COMMAND [ARGS...]
+  hung-fuse-mount.py [--at DIR] [--exec] COMMAND [ARGS...]
 
-The command finds the mount point in $NODECURE_HUNG_MOUNT. Writing a line
-"release" to the fd $NODECURE_HUNG_MOUNT_CTL ends the daemon: the mount is detached and its
+The mount point is DIR (an existing directory), or a new temporary one. The
+command finds it in $NODECURE_HUNG_MOUNT. With --exec the command replaces
+this script, in the same process, and holds the daemon's end itself (it
+never reads it): the mount stays hung for as long as the command lives.
+Without it, the command runs as a child, and writing a line "release" to the
+fd $NODECURE_HUNG_MOUNT_CTL ends the daemon: the mount is detached and its
 connection aborted, so that calls stuck on it return (ENOTCONN). Exits with
 the command's status, or 77, with the reason on stderr, when this machine
 cannot make the mount (not root, no /dev/fuse, no namespaces).
@@ -41,8 +45,18 @@ def check(rc, what):
 
 
 def main():
-  if len(sys.argv) < 2:
-    sys.exit('usage: hung-fuse-mount.py COMMAND [ARGS...]')
+  argv = sys.argv[1:]
+  at = None
+  do_exec = False
+  while argv and argv[0].startswith('--'):
+    if argv[0] == '--at' and len(argv) > 1:
+      at, argv = argv[1], argv[2:]
+    elif argv[0] == '--exec':
+      do_exec, argv = True, argv[1:]
+    else:
+      break
+  if not argv:
+    sys.exit('usage: hung-fuse-mount.py [--at DIR] [--exec] COMMAND [ARGS...]')
   if not sys.platform.startswith('linux'):
     skip('not Linux')
   if not os.path.exists('/dev/fuse'):
@@ -55,12 +69,21 @@ def main():
     fuse = os.open('/dev/fuse', os.O_RDWR)  # close-on-exec: ours alone
   except OSError as e:
     skip('/dev/fuse: %s' % e)
-  top = tempfile.mkdtemp(prefix='nodecure-hung-')
-  mnt = os.path.join(top, 'mnt')
-  os.mkdir(mnt)
+  if at is not None:
+    top = None
+    mnt = os.path.abspath(at)
+  else:
+    top = tempfile.mkdtemp(prefix='nodecure-hung-')
+    mnt = os.path.join(top, 'mnt')
+    os.mkdir(mnt)
   opts = 'fd=%d,rootmode=40000,user_id=0,group_id=0' % fuse
   check(libc.mount(b'nodecure-hung', mnt.encode(), b'fuse.nodecure',
                    0, opts.encode()), 'mount -t fuse')
+
+  if do_exec:
+    os.set_inheritable(fuse, True)
+    os.environ['NODECURE_HUNG_MOUNT'] = mnt
+    os.execvp(argv[0], argv)
 
   released = threading.Event()
 
@@ -86,7 +109,7 @@ def main():
 
   env = dict(os.environ, NODECURE_HUNG_MOUNT=mnt,
              NODECURE_HUNG_MOUNT_CTL=str(ctl_w))
-  child = subprocess.Popen(sys.argv[1:], env=env, preexec_fn=child_setup,
+  child = subprocess.Popen(argv, env=env, preexec_fn=child_setup,
                            pass_fds=(ctl_w,))
   os.close(ctl_w)
   try:
@@ -98,11 +121,12 @@ def main():
                      'killed\n' % SAFETY_TIMEOUT)
     status = 1
   release()
-  try:
-    os.rmdir(mnt)
-    os.rmdir(top)
-  except OSError:
-    pass
+  if top is not None:
+    try:
+      os.rmdir(mnt)
+      os.rmdir(top)
+    except OSError:
+      pass
   sys.exit(status if status >= 0 else 128 - status)
 
 

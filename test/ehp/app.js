@@ -12,7 +12,9 @@
 //
 // The only nodecure-aware line is the error handler's mapping of a
 // TimeoutError to 503, what the guide tells an app to do; without it Express
-// answers such an error with 500, like any other.
+// answers such an error with 500, like any other. (ETIMEDOUT, a dependency
+// that timed out, is 503 too: a soft NFS mount's answer when its server is
+// down, and nodecure's while a call on a mount is stuck.)
 const childProcess = require('child_process');
 const crypto = require('crypto');
 const dns = require('dns');
@@ -154,6 +156,13 @@ app.get('/config', (req, res) => {
   res.type('text').send(fs.readFileSync(served(req.query.name)));
 });
 
+// A report from the network share mounted at share/ under the served
+// directory (an NFS or sshfs mount in real life), read synchronously.
+app.get('/report', (req, res) => {
+  const name = path.basename(String(req.query.name ?? ''));
+  res.type('text').send(fs.readFileSync(path.join(files, 'share', name)));
+});
+
 // A password hash whose cost the client's record chooses, synchronously.
 app.get('/hash-sync', (req, res) => {
   const cost = Math.min(Number(req.query.cost ?? 1000), 2 ** 31 - 1);
@@ -256,7 +265,7 @@ app.post('/archive', raw, (req, res, next) => {
 // The error handler: a TimeoutError is the server protecting itself (503,
 // retry later); anything else is a plain 500.
 app.use((err, req, res, next) => {
-  if (err?.name === 'TimeoutError') {
+  if (err?.name === 'TimeoutError' || err?.code === 'ETIMEDOUT') {
     return res.status(503).json({ error: 'timeout', code: err.code });
   }
   res.status(err?.status ?? 500).json({ error: err?.code ?? 'error' });

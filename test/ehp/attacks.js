@@ -19,7 +19,12 @@
 //   every                 with `count`: send `count` requests, one each
 //                         `every` ms, without waiting for the answers
 //   expect                what nodecure answers the attacker (a status)
-//   needs                 'dns': needs the blackhole resolver (run.js)
+//   needs                 'dns': needs the blackhole resolver (run.js);
+//                         'fuse': needs a hung FUSE mount at share/ in the
+//                         server's own mount namespace (root, /dev/fuse)
+//   keeps                 threads a repetition run may end with above its
+//                         level: work abandoned on a server that never
+//                         answers waits for it for ever, by design
 //   legit                 the paths the legitimate clients ask for, when
 //                         the attack needs others than / and a small file
 //   notEhp                why stock Node survives it too: the attack costs
@@ -328,6 +333,18 @@ const attacks = [
     count: 12,
     every: 150,
     request: (ctx) => get(`/file?name=${ctx.fifo('slow-fifo')}`)(),
+  },
+  {
+    id: 'hung-share',
+    title: 'fs.readFileSync() of a file on a network share that stopped answering',
+    category: 'slow-resource',
+    needs: 'fuse',
+    // The open waits in the kernel for a daemon that never answers: no
+    // signal but a fatal one ends it. It runs on the Priority Executor and
+    // is abandoned at the budget; later calls on the stuck mount fail at once
+    // with ETIMEDOUT, and the one abandoned thread waits for ever.
+    request: get('/report?name=q3.txt'),
+    keeps: 1,
   },
   // --- Controls: heavy but bounded, never cut off ----------------------------
   {

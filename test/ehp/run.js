@@ -125,6 +125,26 @@ async function blackholeResolver(dir) {
   };
 }
 
+// The hung share's mount: the server runs in a mount namespace of its own
+// with a FUSE file system at share/ whose daemon never answers
+// (lib/hung-fuse-mount.py, from test/cure-fixtures: the server process
+// itself holds the daemon's end and never reads it).
+function hungShare(dir) {
+  const helper = path.join(__dirname, 'lib', 'hung-fuse-mount.py');
+  const share = path.join(dir, 'share');
+  fs.mkdirSync(share, { recursive: true });
+  const probe = spawnSync('python3', [helper, '--at', share, '--exec', 'true'],
+                          { encoding: 'utf8' });
+  if (probe.error || probe.status !== 0) {
+    return { why: (probe.error?.message ?? probe.stderr).trim() ||
+             `status ${probe.status}` };
+  }
+  return {
+    wrap: (cmd, args) => ['python3', [helper, '--at', share, '--exec', cmd,
+                                      ...args]],
+  };
+}
+
 async function startServer(binary, flags, files, wrap) {
   let cmd = binary;
   let args = [...flags, path.join(__dirname, 'app.js')];
@@ -301,7 +321,8 @@ async function repeat(attack, binary, flags, ctx, reps) {
     // Abandoned work (an unanswered DNS query) returns within seconds.
     for (let i = 0; i < 200; i++) {
       const s = procStats(server.proc.pid);
-      if (!s || !level || (s.threads <= level.threads && s.fds <= level.fds)) {
+      if (!s || !level || (s.threads <= level.threads + (attack.keeps ?? 0) &&
+                           s.fds <= level.fds)) {
         return s;
       }
       await sleep(100);
@@ -324,7 +345,8 @@ async function repeat(attack, binary, flags, ctx, reps) {
   await stopServer(server);
   const rssGrowth = after && early ? after.rssMiB - early.rssMiB : null;
   const ok = !exit && before && early && after && alive?.status === 200 &&
-    after.threads <= before.threads && after.fds <= before.fds &&
+    after.threads <= before.threads + (attack.keeps ?? 0) &&
+    after.fds <= before.fds &&
     rssGrowth <= RSS_SLACK_MIB &&
     Object.keys(statuses).every((k) => Number(k) === attack.expect);
   return { reps, seconds: Math.round((performance.now() - start) / 100) / 10,
@@ -381,6 +403,7 @@ async function main() {
   const files = makeFiles();
   const resolver = chosen.some((a) => a.needs === 'dns') ?
     await blackholeResolver(files) : null;
+  const share = chosen.some((a) => a.needs === 'fuse') ? hungShare(files) : null;
   const flags = (t, loopT = t) => [`--event-loop-timeout=${loopT}`,
                                    `--event-loop-turn-timeout=${2 * loopT}`,
                                    `--threadpool-timeout=${t}`];
@@ -400,13 +423,19 @@ async function main() {
       fifo: (name) => fifo(files, `${name}-${rows.length}-${Date.now()}`),
       bomb,
       host: resolver?.host,
-      wrap: attack.needs === 'dns' ? resolver?.wrap : undefined,
+      wrap: attack.needs === 'dns' ? resolver?.wrap :
+        attack.needs === 'fuse' ? share?.wrap : undefined,
     };
     const row = { attack, runs: [] };
     rows.push(row);
     if (attack.needs === 'dns' && !resolver?.host) {
       console.log(`# ${attack.id}: skipped: ${resolver?.why}`);
       row.skipped = resolver?.why;
+      continue;
+    }
+    if (attack.needs === 'fuse' && !share?.wrap) {
+      console.log(`# ${attack.id}: skipped: ${share?.why}`);
+      row.skipped = share?.why;
       continue;
     }
     for (const [binary, file, flags, label] of binaries) {

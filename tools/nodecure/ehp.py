@@ -48,6 +48,9 @@ def prepare():
       shutil.copytree(src, dst)
     else:
       shutil.copy2(src, dst)
+  # The hung share's mount helper, shared with test/cure.
+  shutil.copy2(ROOT / 'test' / 'cure-fixtures' / 'hung-fuse-mount.py',
+               WORK / 'lib' / 'hung-fuse-mount.py')
   return WORK
 
 
