@@ -34,10 +34,14 @@
  * Which calls: those without a side effect a caller told "timed out" could
  * be surprised by later: stat, lstat, access, readlink, realpath, scandir,
  * statfs, and an open that neither creates nor truncates (an fd that arrives
- * after the caller left is closed). The executor runs a copy of the request
- * with a copy of its path (the hop): an abandoned hop owns everything its
- * call touches and releases it when the call returns. Calls on an fd, and
- * calls that write, stay in place.
+ * after the caller left is closed); then, on an fd such an open returned
+ * (`uv__hop_fds`, checked against /proc/self/fdinfo's mnt_id, so that an fd
+ * closed elsewhere and reused is not taken for it), fstat, read and close.
+ * The executor runs a copy of the request with a copy of its path, and a
+ * read reads into a buffer of the hop's own (the hop): an abandoned hop owns
+ * everything its call touches and releases it when the call returns. A
+ * close abandoned before it started is done by the cleanup. Calls that
+ * write stay in place.
  *
  * Which mounts: the longest mount point of /proc/self/mountinfo that is a
  * prefix of the absolute, lexically normalised path (a relative path is
@@ -52,10 +56,11 @@
  * A stuck mount: while an abandoned hop on a mount has not returned, a new
  * call on that mount fails at once with UV_ETIMEDOUT instead of abandoning
  * another thread (what a soft NFS mount returns when its server does not
- * answer). The mount answers again once the stuck call returns.
+ * answer), except a close, whose fd must go. The mount answers again once
+ * the stuck call returns.
  *
- * Lock rule: uv__hop_mutex guards the table, the stuck list and every hop's
- * `refs`; no other lock is taken while it is held (it is a leaf: the
+ * Lock rule: uv__hop_mutex guards the table, the stuck list, the fd list
+ * and every hop's `refs`; no other lock is taken while it is held (it is a leaf: the
  * executor's uv__tpm_mutex is never held with it).
  * Ownership: the watcher thread owns the mountinfo fd; a table, once
  * published, is never changed, only replaced and freed under the lock. A hop
@@ -107,14 +112,26 @@ struct uv__hop_stuck {
   unsigned int abandoned;         /* abandoned hops that have not returned */
 };
 
+/* An fd that a hop opened: its calls hop too while it stays on that mount. */
+struct uv__hop_fd {
+  int fd;
+  int id;
+};
+
 struct uv__hop {
   uv_priority_work_t work;
   uv_fs_t req;                    /* the copy the executor runs */
   void (*fs_work)(struct uv__work* w);
   int id;                         /* the mount's */
   int refs;                       /* once abandoned: caller and executor */
+  int ran;                        /* the executor started the call */
+  char* bounce;                   /* a read's buffer, the hop's own */
   char path[1];
 };
+
+/* A read on an fd hops into a buffer of its own, of at most this much: a
+ * longer read returns less, as read(2) may. */
+#define UV__HOP_READ_MAX ((size_t) 8 << 20)
 
 static const char* const uv__hop_fstypes[] = {
   "fuse", "fuseblk", "virtiofs", "nfs", "nfs4", "cifs", "smb3", "smbfs",
@@ -130,6 +147,9 @@ static struct uv__hop_table* uv__hop_table;
 static struct uv__hop_stuck* uv__hop_stuck;
 static size_t uv__hop_nstuck;
 static size_t uv__hop_stuck_size;
+static struct uv__hop_fd* uv__hop_fds;
+static size_t uv__hop_nfds;
+static size_t uv__hop_fds_size;
 static _Atomic uint64_t uv__hop_count;
 static const char* uv__hop_extra;  /* $UV_FS_HANG_PRONE_TYPES */
 static int uv__hop_fd = -1;
@@ -439,8 +459,14 @@ static void uv__hop_refresh(void) {
 }
 
 
+/* 1: a path call that may hop; 2: an fd call that may hop; 0: in place. */
 static int uv__hop_kind(const uv_fs_t* req) {
   switch (req->fs_type) {
+  case UV_FS_FSTAT:
+  case UV_FS_CLOSE:
+    return 2;
+  case UV_FS_READ:
+    return 2 * (req->nbufs > 0);
   case UV_FS_STAT:
   case UV_FS_LSTAT:
   case UV_FS_ACCESS:
@@ -524,7 +550,8 @@ static int uv__hop_mount_of(const char* path) {
   len = strlen(path);
   for (i = 0; i < uv__hop_table->n; i++) {
     m = &uv__hop_table->mounts[i];
-    if ((best == NULL || m->len > best->len) &&
+    /* Of mounts stacked on one point, the last listed is on top. */
+    if ((best == NULL || m->len >= best->len) &&
         uv__hop_below(path, len, m->dir, m->len))
       best = m;
   }
@@ -587,7 +614,100 @@ static void uv__hop_unref(struct uv__hop* hop) {
   assert(s != NULL && s->abandoned > 0);
   s->abandoned--;
   uv__hop_stuck_put(s);
+  uv__free(hop->bounce);
   uv__free(hop);
+}
+
+
+/* With the lock held. */
+static struct uv__hop_fd* uv__hop_fd_find(int fd) {
+  size_t i;
+
+  for (i = 0; i < uv__hop_nfds; i++)
+    if (uv__hop_fds[i].fd == fd)
+      return &uv__hop_fds[i];
+  return NULL;
+}
+
+
+/* With the lock held. Without memory the fd is not remembered: its calls
+ * then run in place. */
+static void uv__hop_fd_add(int fd, int id) {
+  struct uv__hop_fd* e;
+  size_t size;
+
+  e = uv__hop_fd_find(fd);
+  if (e == NULL) {
+    if (uv__hop_nfds == uv__hop_fds_size) {
+      size = uv__hop_fds_size ? 2 * uv__hop_fds_size : 8;
+      e = uv__realloc(uv__hop_fds, size * sizeof(*e));
+      if (e == NULL)
+        return;
+      uv__hop_fds = e;
+      uv__hop_fds_size = size;
+    }
+    e = &uv__hop_fds[uv__hop_nfds++];
+  }
+  e->fd = fd;
+  e->id = id;
+}
+
+
+/* With the lock held. */
+static void uv__hop_fd_remove(int fd) {
+  struct uv__hop_fd* e;
+
+  e = uv__hop_fd_find(fd);
+  if (e != NULL)
+    *e = uv__hop_fds[--uv__hop_nfds];
+}
+
+
+/* The ID of the mount `fd` is on, from /proc/self/fdinfo (procfs only,
+ * never the fd's own file system), or -1. */
+static int uv__hop_fdinfo_mount(int fd) {
+  char name[64];
+  char buf[512];
+  const char* p;
+  ssize_t n;
+  int f;
+
+  snprintf(name, sizeof(name), "/proc/self/fdinfo/%d", fd);
+  f = uv__open_cloexec(name, O_RDONLY);
+  if (f < 0)
+    return -1;
+  do
+    n = read(f, buf, sizeof(buf) - 1);
+  while (n == -1 && errno == EINTR);
+  uv__close_nocheckstdio(f);
+  if (n <= 0)
+    return -1;
+  buf[n] = '\0';
+  p = strstr(buf, "mnt_id:");
+  return p != NULL ? atoi(p + 7) : -1;
+}
+
+
+/* The mount ID of an fd that a hop opened and that is still on that mount
+ * (not closed elsewhere and reused), else -1. A close forgets the fd. */
+static int uv__hop_fd_mount(const uv_fs_t* req) {
+  struct uv__hop_fd* e;
+  int id;
+
+  uv_mutex_lock(&uv__hop_mutex);
+  e = uv__hop_fd_find(req->file);
+  id = e != NULL ? e->id : -1;
+  if (id >= 0 && req->fs_type == UV_FS_CLOSE)
+    uv__hop_fd_remove(req->file);
+  uv_mutex_unlock(&uv__hop_mutex);
+  if (id < 0 || uv__hop_fdinfo_mount(req->file) == id)
+    return id;
+  uv_mutex_lock(&uv__hop_mutex);
+  e = uv__hop_fd_find(req->file);
+  if (e != NULL && e->id == id)
+    uv__hop_fd_remove(req->file);
+  uv_mutex_unlock(&uv__hop_mutex);
+  return -1;
 }
 
 
@@ -595,6 +715,7 @@ static void uv__hop_work(uv_priority_work_t* w) {
   struct uv__hop* hop;
 
   hop = w->data;
+  hop->ran = 1;
   hop->fs_work(&hop->req.work_req);
 }
 
@@ -605,7 +726,14 @@ static void uv__hop_abandoned(uv_priority_work_t* w) {
   struct uv__hop* hop;
 
   hop = w->data;
-  uv__fs_release_late(&hop->req, hop->req.result);
+  if (hop->ran) {
+    uv__fs_release_late(&hop->req, hop->req.result);
+  } else if (hop->req.fs_type == UV_FS_CLOSE) {
+    /* Abandoned before it started: the fd is still open and nobody may
+     * close it but this close (its caller was told it is done). */
+    uv__close_nocheckstdio(hop->req.file);
+  }
+  hop->req.bufs = NULL;  /* the hop's own bufsml: nothing to free */
   uv_fs_req_cleanup(&hop->req);  /* readlink, realpath, statfs */
   uv_mutex_lock(&uv__hop_mutex);
   uv__hop_unref(hop);
@@ -613,12 +741,27 @@ static void uv__hop_abandoned(uv_priority_work_t* w) {
 }
 
 
-int uv__fs_hop(uv_fs_t* req, void (*fs_work)(struct uv__work* w)) {
+/* The caller's read gets what the hop read. */
+static void uv__hop_scatter(uv_fs_t* req, const char* data, ssize_t n) {
+  unsigned int i;
+  size_t len;
+
+  for (i = 0; i < req->nbufs && n > 0; i++) {
+    len = req->bufs[i].len < (size_t) n ? req->bufs[i].len : (size_t) n;
+    memcpy(req->bufs[i].base, data, len);
+    data += len;
+    n -= len;
+  }
+}
+
+
+static int uv__hop_run(uv_fs_t* req, void (*fs_work)(struct uv__work* w)) {
   struct uv__hop_stuck* s;
   struct uv__hop* hop;
   char path[PATH_MAX];
   size_t len;
   int stuck;
+  int kind;
   int err;
   int id;
 
@@ -626,46 +769,67 @@ int uv__fs_hop(uv_fs_t* req, void (*fs_work)(struct uv__work* w)) {
     uv__hop_refresh();
   if (!atomic_load_explicit(&uv__hop_any, memory_order_relaxed))
     return 0;
-  if (!uv__hop_kind(req) || uv__hop_resolve(req->path, path, sizeof(path)))
+  kind = uv__hop_kind(req);
+  if (kind == 0)
     return 0;
+  if (kind == 1) {
+    if (uv__hop_resolve(req->path, path, sizeof(path)))
+      return 0;
+    uv_mutex_lock(&uv__hop_mutex);
+    id = uv__hop_mount_of(path);
+    uv_mutex_unlock(&uv__hop_mutex);
+  } else {
+    id = uv__hop_fd_mount(req);
+  }
+  if (id < 0)
+    return 0;  /* not on a hang-prone mount: in place */
 
-  if (uv__tpm_stopping()) {
+  if (uv__tpm_stopping() && req->fs_type != UV_FS_CLOSE) {
     req->result = UV_EINTR;  /* stopped already: as a call stopped in place */
     return 1;
   }
 
   uv_mutex_lock(&uv__hop_mutex);
-  id = uv__hop_mount_of(path);
-  s = NULL;
-  stuck = 0;
-  if (id >= 0) {
-    s = uv__hop_stuck_get(id);
-    stuck = s != NULL && s->abandoned > 0;
-    if (s != NULL && !stuck)
-      s->running++;
-  }
+  s = uv__hop_stuck_get(id);
+  /* A close is never refused: its fd must go. */
+  stuck = s != NULL && s->abandoned > 0 && req->fs_type != UV_FS_CLOSE;
+  if (s != NULL && !stuck)
+    s->running++;
   uv_mutex_unlock(&uv__hop_mutex);
-  if (id < 0 || s == NULL)
-    return 0;  /* not on a hang-prone mount, or no memory: in place */
+  if (s == NULL)
+    return 0;  /* no memory: in place */
   if (stuck) {
     req->result = UV_ETIMEDOUT;  /* as a soft mount's unanswered call */
     return 1;
   }
 
-  len = strlen(req->path);
-  hop = uv__malloc(sizeof(*hop) + len);
+  len = kind == 1 ? strlen(req->path) : 0;
+  hop = uv__calloc(1, sizeof(*hop) + len);
   err = UV_ENOMEM;
   if (hop != NULL) {
-    memcpy(hop->path, req->path, len + 1);
     hop->req = *req;
-    hop->req.path = hop->path;
     hop->req.new_path = NULL;
+    if (kind == 1) {
+      memcpy(hop->path, req->path, len + 1);
+      hop->req.path = hop->path;
+    }
+    if (req->fs_type == UV_FS_READ) {
+      size_t total = uv__count_bufs(req->bufs, req->nbufs);
+      if (total > UV__HOP_READ_MAX)
+        total = UV__HOP_READ_MAX;
+      hop->bounce = uv__malloc(total > 0 ? total : 1);
+      hop->req.bufs = hop->req.bufsml;
+      hop->req.bufs[0] = uv_buf_init(hop->bounce, total);
+      hop->req.nbufs = 1;
+    }
     hop->fs_work = fs_work;
     hop->id = id;
     hop->refs = 2;
     hop->work.data = hop;
-    atomic_fetch_add_explicit(&uv__hop_count, 1, memory_order_relaxed);
-    err = uv_priority_work(&hop->work, uv__hop_work, uv__hop_abandoned, 0);
+    if (req->fs_type != UV_FS_READ || hop->bounce != NULL) {
+      atomic_fetch_add_explicit(&uv__hop_count, 1, memory_order_relaxed);
+      err = uv_priority_work(&hop->work, uv__hop_work, uv__hop_abandoned, 0);
+    }
   }
 
   uv_mutex_lock(&uv__hop_mutex);
@@ -688,17 +852,44 @@ int uv__fs_hop(uv_fs_t* req, void (*fs_work)(struct uv__work* w)) {
   if (err == 0) {
     req->result = hop->req.result;
     req->statbuf = hop->req.statbuf;
-    req->nbufs = hop->req.nbufs;
     req->ptr = hop->req.ptr;
     if (req->ptr == &hop->req.statbuf)
       req->ptr = &req->statbuf;
+    if (req->fs_type == UV_FS_READ) {
+      if (req->result > 0)
+        uv__hop_scatter(req, hop->bounce, req->result);
+    } else {
+      req->nbufs = hop->req.nbufs;  /* scandir's position */
+    }
+    if (req->fs_type == UV_FS_OPEN && req->result >= 0) {
+      uv_mutex_lock(&uv__hop_mutex);
+      uv__hop_fd_add(req->result, id);
+      uv_mutex_unlock(&uv__hop_mutex);
+    }
+    uv__free(hop->bounce);
     uv__free(hop);
     return 1;
   }
   /* No executor (the cap on abandoned threads, no memory): in place, as
    * without the hop. */
+  if (hop != NULL)
+    uv__free(hop->bounce);
   uv__free(hop);
   return 0;
+}
+
+
+int uv__fs_hop(uv_fs_t* req, void (*fs_work)(struct uv__work* w)) {
+  if (!uv__hop_run(req, fs_work))
+    return 0;
+  if (req->fs_type == UV_FS_READ) {
+    /* As uv__fs_read() leaves a synchronous read, whatever its result:
+     * req->bufs is the caller's array, never to be freed by
+     * uv_fs_req_cleanup(). */
+    req->bufs = NULL;
+    req->nbufs = 0;
+  }
+  return 1;
 }
 
 #else  /* !__linux__ */
