@@ -879,7 +879,10 @@ static int uv__hop_run(uv_fs_t* req, void (*fs_work)(struct uv__work* w)) {
 }
 
 
-int uv__fs_hop(uv_fs_t* req, void (*fs_work)(struct uv__work* w)) {
+/* Kept out of line: uv__fs_hop() is on every synchronous call of a
+ * section, and nearly always returns at its first test. */
+__attribute__((noinline))
+static int uv__hop_slow(uv_fs_t* req, void (*fs_work)(struct uv__work* w)) {
   if (!uv__hop_run(req, fs_work))
     return 0;
   if (req->fs_type == UV_FS_READ) {
@@ -890,6 +893,15 @@ int uv__fs_hop(uv_fs_t* req, void (*fs_work)(struct uv__work* w)) {
     req->nbufs = 0;
   }
   return 1;
+}
+
+
+int uv__fs_hop(uv_fs_t* req, void (*fs_work)(struct uv__work* w)) {
+  /* No hang-prone mount, and a watcher to tell when one appears. */
+  if (!atomic_load_explicit(&uv__hop_any, memory_order_relaxed) &&
+      atomic_load_explicit(&uv__hop_watching, memory_order_relaxed))
+    return 0;
+  return uv__hop_slow(req, fs_work);
 }
 
 #else  /* !__linux__ */
