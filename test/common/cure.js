@@ -185,8 +185,37 @@ function runInStallingPool(file, ...args) {
                      `stdout: ${child.stdout}\nstderr: ${child.stderr}`);
 }
 
+// Runs `filename` again as a child ('child' as its first argument), with
+// --event-loop-timeout=budget, beside a hung FUSE mount made by
+// test/cure-fixtures/hung-fuse-mount.py (helperArgs: its options), and
+// checks that the child succeeded. Skips where the mount cannot be made
+// (not Linux, not root, no /dev/fuse, no python3).
+function runBesideHungMount(filename, budget, helperArgs = []) {
+  if (!common.isLinux) common.skip('Linux only');
+  const helper = require('path').join(__dirname, '..', 'cure-fixtures',
+                                      'hung-fuse-mount.py');
+  const child = spawnSync('python3', [
+    helper, ...helperArgs, process.execPath, `--event-loop-timeout=${budget}`,
+    filename, 'child',
+  ], { stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
+  if (child.error?.code === 'ENOENT') common.skip('no python3');
+  if (child.status === 77) common.skip(child.stderr.trim());
+  process.stdout.write(child.stdout);
+  assert.strictEqual(child.status, 0, `${child.stderr}\nsignal ${child.signal}`);
+}
+
+// Calls then() once no abandoned thread is left. There is no event for a
+// thread's end: polls node:cure's abandonedLive counter.
+function awaitNoAbandonedThread(then) {
+  const { getThreadpoolStats } = require('node:cure');
+  if (getThreadpoolStats().abandonedLive === 0) return then();
+  setTimeout(awaitNoAbandonedThread, 10, then);
+}
+
 module.exports = {
   assertInterrupted,
+  awaitNoAbandonedThread,
+  runBesideHungMount,
   runInStallingPool,
   deriveWithoutOptions,
   printWithoutOptions,

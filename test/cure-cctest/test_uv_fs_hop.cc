@@ -140,6 +140,16 @@ TEST_F(FsHop, ResultsComeBackAsInPlace) {
     EXPECT_EQ(std::string(a, 3) + std::string(b, 5), "nodecure");
     EXPECT_EQ(uv_fs_read(nullptr, &req, fd, bufs, 2, 8, nullptr), 0);  // EOF
     uv_fs_req_cleanup(&req);
+    // At the current position: a pread() there, the position then moved.
+    uv_buf_t first = uv_buf_init(a, sizeof(a));
+    EXPECT_EQ(uv_fs_read(nullptr, &req, fd, &first, 1, -1, nullptr), 3);
+    uv_fs_req_cleanup(&req);
+    EXPECT_EQ(lseek(fd, 0, SEEK_CUR), 3);
+    uv_buf_t rest = uv_buf_init(b, sizeof(b));
+    EXPECT_EQ(uv_fs_read(nullptr, &req, fd, &rest, 1, -1, nullptr), 5);
+    uv_fs_req_cleanup(&req);
+    EXPECT_EQ(std::string(a, 3) + std::string(b, 5), "nodecure");
+    EXPECT_EQ(lseek(fd, 0, SEEK_CUR), 8);
     EXPECT_EQ(uv_fs_close(nullptr, &req, fd, nullptr), 0);
     uv_fs_req_cleanup(&req);
     EXPECT_EQ(fcntl(fd, F_GETFD), -1);  // closed
@@ -156,7 +166,7 @@ TEST_F(FsHop, ResultsComeBackAsInPlace) {
     uv_fs_req_cleanup(&req);
     unlink((dir_ + "/c").c_str());
     EXPECT_EQ(Hopped(), before);
-    EXPECT_EQ(before - hopped, 11u);
+    EXPECT_EQ(before - hopped, 13u);
 
     // Without a section: in place.
     hop_token = 0;

@@ -16,32 +16,18 @@ const path = require('path');
 const T = 200;
 
 if (process.argv[2] !== 'child') {
-  if (!common.isLinux) common.skip('Linux only');
-  const { spawnSync } = require('child_process');
-  const helper = path.join(__dirname, '..', 'cure-fixtures',
-                           'hung-fuse-mount.py');
-  const child = spawnSync('python3', [
-    helper, process.execPath, `--event-loop-timeout=${T}`, __filename, 'child',
-  ], { stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
-  if (child.error?.code === 'ENOENT') common.skip('no python3');
-  if (child.status === 77) common.skip(child.stderr.trim());
-  process.stdout.write(child.stdout);
-  assert.strictEqual(child.status, 0, `${child.stderr}\nsignal ${child.signal}`);
+  require('../common/cure').runBesideHungMount(__filename, T);
   return;
 }
 
 const cure = require('node:cure');
-const { assertInterrupted, runEachInACallback } = require('../common/cure');
+const {
+  assertInterrupted, awaitNoAbandonedThread, runEachInACallback,
+} = require('../common/cure');
 
 const mnt = process.env.NODECURE_HUNG_MOUNT;
 const ctl = Number(process.env.NODECURE_HUNG_MOUNT_CTL);
 assert.ok(mnt && ctl > 2);
-
-// There is no event for a thread's end: poll the counter.
-function awaitNoAbandonedThread(then) {
-  if (cure.getThreadpoolStats().abandonedLive === 0) return then();
-  setTimeout(awaitNoAbandonedThread, 10, then);
-}
 
 const onTheMount = [
   ['statSync', () => fs.statSync(mnt)],

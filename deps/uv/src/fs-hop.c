@@ -125,6 +125,7 @@ struct uv__hop {
   int id;                         /* the mount's */
   int refs;                       /* once abandoned: caller and executor */
   int ran;                        /* the executor started the call */
+  int stuck;                      /* counted in its mount's `abandoned` */
   char* bounce;                   /* a read's buffer, the hop's own */
   char path[1];
 };
@@ -141,6 +142,7 @@ static const char* const uv__hop_fstypes[] = {
 
 static uv_once_t uv__hop_once = UV_ONCE_INIT;
 static uv_mutex_t uv__hop_mutex;
+static uv_mutex_t uv__hop_load_mutex;  /* one reader of mountinfo at a time */
 static _Atomic int uv__hop_any;   /* the table has a hang-prone mount */
 static _Atomic int uv__hop_watching;
 static struct uv__hop_table* uv__hop_table;
@@ -168,10 +170,10 @@ static int uv__hop_fstype_hangs(const char* type) {
   /* More types, comma-separated: a block device served over the network
    * (NBD, iSCSI) hangs as an NFS mount does. */
   len = strlen(type);
-  for (p = uv__hop_extra; p != NULL && *p != '\0'; p += strcspn(p, ",")) {
-    p += strspn(p, ",");
-    if (strncmp(p, type, len) == 0 && (p[len] == ',' || p[len] == '\0'))
-      return 1;
+  for (p = uv__hop_extra; p != NULL && *p != '\0'; p += strcspn(p, ", ")) {
+    p += strspn(p, ", ");
+    if (strncmp(p, type, len) == 0 && strchr(", ", p[len]) != NULL)
+      return 1;  /* (strchr() also finds the terminating NUL) */
   }
   return 0;
 }
@@ -226,7 +228,8 @@ static struct uv__hop_table* uv__hop_parse(char* buf, size_t size) {
   size_t j;
   char* line;
   char* next;
-  char* field[10];
+  char* field[6];
+  char* type;
   char* save;
   char* p;
   int nfield;
@@ -251,17 +254,19 @@ static struct uv__hop_table* uv__hop_parse(char* buf, size_t size) {
       *next++ = '\0';
     else
       next = line + strlen(line);
+    /* Six fields, any number of optional ones, "-", the type. */
     nfield = 0;
-    for (p = strtok_r(line, " ", &save); p != NULL && nfield < 10;
+    type = NULL;
+    for (p = strtok_r(line, " ", &save); p != NULL;
          p = strtok_r(NULL, " ", &save)) {
-      if (nfield >= 6 && strcmp(p, "-") == 0) {
-        field[6] = strtok_r(NULL, " ", &save);
-        nfield = 7;
+      if (nfield < 6) {
+        field[nfield++] = p;
+      } else if (strcmp(p, "-") == 0) {
+        type = strtok_r(NULL, " ", &save);
         break;
       }
-      field[nfield++] = p;
     }
-    if (nfield != 7 || field[6] == NULL)
+    if (nfield < 6 || type == NULL)
       continue;
     if (nall == cap) {
       struct uv__hop_mount* grown;
@@ -275,7 +280,7 @@ static struct uv__hop_table* uv__hop_parse(char* buf, size_t size) {
     all[nall].dir = field[4];
     all[nall].len = strlen(field[4]);
     all[nall].id = atoi(field[0]);
-    all[nall].hangs = uv__hop_fstype_hangs(field[6]);
+    all[nall].hangs = uv__hop_fstype_hangs(type);
     nall++;
   }
 
@@ -315,7 +320,7 @@ fail:
 
 /* Reads the mount table from the start of `fd` and publishes it. Keeps the
  * old table when it cannot. */
-static void uv__hop_load(int fd) {
+static void uv__hop_load_locked(int fd) {
   struct uv__hop_table* t;
   struct uv__hop_table* old;
   size_t size;
@@ -365,6 +370,14 @@ out:
 }
 
 
+/* Lock order: uv__hop_load_mutex, then uv__hop_mutex. */
+static void uv__hop_load(int fd) {
+  uv_mutex_lock(&uv__hop_load_mutex);
+  uv__hop_load_locked(fd);
+  uv_mutex_unlock(&uv__hop_load_mutex);
+}
+
+
 /* The watcher: the kernel marks mountinfo POLLPRI (and POLLERR) when the
  * mount table changed since it was last read. */
 static void uv__hop_watch(void* arg) {
@@ -390,21 +403,34 @@ static void uv__hop_watch(void* arg) {
 
 
 static void uv__hop_atfork_prepare(void) {
+  uv_mutex_lock(&uv__hop_load_mutex);
   uv_mutex_lock(&uv__hop_mutex);
 }
 
 
 static void uv__hop_atfork_parent(void) {
   uv_mutex_unlock(&uv__hop_mutex);
+  uv_mutex_unlock(&uv__hop_load_mutex);
 }
 
 
 static void uv__hop_atfork_child(void) {
+  int fd;
+
   /* As slow-resource.c: held by the forking thread, start afresh. The
-   * watcher is not in the child: uv__fs_hop() looks for changes itself. */
-  if (uv_mutex_init(&uv__hop_mutex))
+   * watcher is not in the child: uv__fs_hop() looks for changes itself,
+   * on a mountinfo of its own (the parent's fd shares its offset and its
+   * change events). The parent's abandoned hops are not the child's: their
+   * mounts are not stuck here (the hops are leaked). */
+  if (uv_mutex_init(&uv__hop_mutex) || uv_mutex_init(&uv__hop_load_mutex))
     abort();
   atomic_store(&uv__hop_watching, 0);
+  uv__hop_nstuck = 0;
+  if (uv__hop_fd >= 0) {
+    fd = uv__open_cloexec("/proc/self/mountinfo", O_RDONLY);
+    uv__close_nocheckstdio(uv__hop_fd);
+    uv__hop_fd = fd;
+  }
 }
 
 
@@ -412,7 +438,7 @@ static void uv__hop_init_once(void) {
   uv_thread_options_t options;
   sigset_t saved;
 
-  if (uv_mutex_init(&uv__hop_mutex))
+  if (uv_mutex_init(&uv__hop_mutex) || uv_mutex_init(&uv__hop_load_mutex))
     abort();
   if (pthread_atfork(uv__hop_atfork_prepare,
                      uv__hop_atfork_parent,
@@ -559,6 +585,19 @@ static int uv__hop_mount_of(const char* path) {
 }
 
 
+/* With the lock held: nonzero if mount `id` is hang-prone. */
+static int uv__hop_id_hangs(int id) {
+  size_t i;
+
+  if (uv__hop_table == NULL)
+    return 0;
+  for (i = 0; i < uv__hop_table->n; i++)
+    if (uv__hop_table->mounts[i].id == id)
+      return uv__hop_table->mounts[i].hangs;
+  return 0;
+}
+
+
 /* With the lock held. */
 static struct uv__hop_stuck* uv__hop_stuck_find(int id) {
   size_t i;
@@ -610,10 +649,12 @@ static void uv__hop_unref(struct uv__hop* hop) {
   assert(hop->refs > 0);
   if (--hop->refs > 0)
     return;
-  s = uv__hop_stuck_find(hop->id);
-  assert(s != NULL && s->abandoned > 0);
-  s->abandoned--;
-  uv__hop_stuck_put(s);
+  if (hop->stuck) {
+    s = uv__hop_stuck_find(hop->id);
+    assert(s != NULL && s->abandoned > 0);
+    s->abandoned--;
+    uv__hop_stuck_put(s);
+  }
   uv__free(hop->bounce);
   uv__free(hop);
 }
@@ -730,7 +771,7 @@ static void uv__hop_abandoned(uv_priority_work_t* w) {
     uv__fs_release_late(&hop->req, hop->req.result);
   } else if (hop->req.fs_type == UV_FS_CLOSE) {
     /* Abandoned before it started: the fd is still open and nobody may
-     * close it but this close (its caller was told it is done). */
+     * close it but this close (its caller was told it is done, 0). */
     uv__close_nocheckstdio(hop->req.file);
   }
   hop->req.bufs = NULL;  /* the hop's own bufsml: nothing to free */
@@ -760,6 +801,7 @@ static int uv__hop_run(uv_fs_t* req, void (*fs_work)(struct uv__work* w)) {
   struct uv__hop* hop;
   char path[PATH_MAX];
   size_t len;
+  int64_t pos;
   int stuck;
   int kind;
   int err;
@@ -803,6 +845,7 @@ static int uv__hop_run(uv_fs_t* req, void (*fs_work)(struct uv__work* w)) {
     return 1;
   }
 
+  pos = -1;
   len = kind == 1 ? strlen(req->path) : 0;
   hop = uv__calloc(1, sizeof(*hop) + len);
   err = UV_ENOMEM;
@@ -815,6 +858,14 @@ static int uv__hop_run(uv_fs_t* req, void (*fs_work)(struct uv__work* w)) {
     }
     if (req->fs_type == UV_FS_READ) {
       size_t total = uv__count_bufs(req->bufs, req->nbufs);
+      /* At the current position: a pread() there, and the position moved
+       * by the caller once the read returned in time. An abandoned read
+       * moves nothing, and on an fd closed and reused meanwhile reads
+       * nothing from a pipe or socket (ESPIPE). */
+      if (req->off < 0) {
+        pos = lseek(req->file, 0, SEEK_CUR);  /* no request to the server */
+        hop->req.off = pos;
+      }
       if (total > UV__HOP_READ_MAX)
         total = UV__HOP_READ_MAX;
       hop->bounce = uv__malloc(total > 0 ? total : 1);
@@ -826,7 +877,8 @@ static int uv__hop_run(uv_fs_t* req, void (*fs_work)(struct uv__work* w)) {
     hop->id = id;
     hop->refs = 2;
     hop->work.data = hop;
-    if (req->fs_type != UV_FS_READ || hop->bounce != NULL) {
+    if (req->fs_type != UV_FS_READ ||
+        (hop->bounce != NULL && hop->req.off >= 0)) {
       atomic_fetch_add_explicit(&uv__hop_count, 1, memory_order_relaxed);
       err = uv_priority_work(&hop->work, uv__hop_work, uv__hop_abandoned, 0);
     }
@@ -837,8 +889,12 @@ static int uv__hop_run(uv_fs_t* req, void (*fs_work)(struct uv__work* w)) {
   assert(s != NULL && s->running > 0);
   s->running--;
   if (err == UV_ETIMEDOUT || err == UV_ECANCELED) {
-    /* Abandoned: the mount is stuck until the executor lets go. */
-    s->abandoned++;
+    /* Abandoned: the mount is stuck until the executor lets go. Not for a
+     * close, which may have been abandoned only because its section was
+     * stopped already. */
+    hop->stuck = req->fs_type != UV_FS_CLOSE;
+    s->abandoned += hop->stuck;
+    uv__hop_stuck_put(s);
     uv__hop_unref(hop);
   } else {
     uv__hop_stuck_put(s);
@@ -846,7 +902,9 @@ static int uv__hop_run(uv_fs_t* req, void (*fs_work)(struct uv__work* w)) {
   uv_mutex_unlock(&uv__hop_mutex);
 
   if (err == UV_ETIMEDOUT || err == UV_ECANCELED) {
-    req->result = UV_ETIMEDOUT;
+    /* A close's fd is gone, or goes once its executor runs: the caller
+     * must not close it again (as after close(2)'s EINTR on Linux). */
+    req->result = req->fs_type == UV_FS_CLOSE ? 0 : UV_ETIMEDOUT;
     return 1;
   }
   if (err == 0) {
@@ -862,10 +920,15 @@ static int uv__hop_run(uv_fs_t* req, void (*fs_work)(struct uv__work* w)) {
       req->nbufs = hop->req.nbufs;  /* scandir's position */
     }
     if (req->fs_type == UV_FS_OPEN && req->result >= 0) {
+      /* The fd's own mount (a symbolic link may have led elsewhere). */
+      int fd_id = uv__hop_fdinfo_mount(req->result);
       uv_mutex_lock(&uv__hop_mutex);
-      uv__hop_fd_add(req->result, id);
+      if (uv__hop_id_hangs(fd_id))
+        uv__hop_fd_add(req->result, fd_id);
       uv_mutex_unlock(&uv__hop_mutex);
     }
+    if (req->fs_type == UV_FS_READ && pos >= 0 && req->result > 0)
+      lseek(req->file, pos + req->result, SEEK_SET);  /* as read(2) would */
     uv__free(hop->bounce);
     uv__free(hop);
     return 1;

@@ -56,12 +56,12 @@ void uv__fs_release_late(uv_fs_t* req, ssize_t r) {
   switch (req->fs_type) {
   case UV_FS_OPEN:
     if (r >= 0)
-      uv__close((int) r);
+      uv__close_nocheckstdio((int) r);  /* 0-2 if stdio was closed */
     break;
   case UV_FS_MKSTEMP:
     if (r >= 0) {
       unlink(req->path);  /* libuv's copy, filled in by mkstemp() */
-      uv__close((int) r);
+      uv__close_nocheckstdio((int) r);  /* 0-2 if stdio was closed */
     }
     break;
   case UV_FS_MKDTEMP:
