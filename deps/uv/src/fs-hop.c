@@ -143,8 +143,8 @@ static const char* const uv__hop_fstypes[] = {
 static uv_once_t uv__hop_once = UV_ONCE_INIT;
 static uv_mutex_t uv__hop_mutex;
 static uv_mutex_t uv__hop_load_mutex;  /* one reader of mountinfo at a time */
-static _Atomic int uv__hop_any;   /* the table has a hang-prone mount */
-static _Atomic int uv__hop_watching;
+_Atomic int uv__hop_any;
+_Atomic int uv__hop_watching;
 static struct uv__hop_table* uv__hop_table;
 static struct uv__hop_stuck* uv__hop_stuck;
 static size_t uv__hop_nstuck;
@@ -942,10 +942,9 @@ static int uv__hop_run(uv_fs_t* req, void (*fs_work)(struct uv__work* w)) {
 }
 
 
-/* Kept out of line: uv__fs_hop() is on every synchronous call of a
- * section, and nearly always returns at its first test. */
-__attribute__((noinline))
-static int uv__hop_slow(uv_fs_t* req, void (*fs_work)(struct uv__work* w)) {
+/* uv__fs_hop() (threadpool-manager.h) found a hang-prone mount, or no
+ * watcher: the path decides. */
+int uv__fs_hop_slow(uv_fs_t* req, void (*fs_work)(struct uv__work* w)) {
   if (!uv__hop_run(req, fs_work))
     return 0;
   if (req->fs_type == UV_FS_READ) {
@@ -958,16 +957,10 @@ static int uv__hop_slow(uv_fs_t* req, void (*fs_work)(struct uv__work* w)) {
   return 1;
 }
 
-
-int uv__fs_hop(uv_fs_t* req, void (*fs_work)(struct uv__work* w)) {
-  /* No hang-prone mount, and a watcher to tell when one appears. */
-  if (!atomic_load_explicit(&uv__hop_any, memory_order_relaxed) &&
-      atomic_load_explicit(&uv__hop_watching, memory_order_relaxed))
-    return 0;
-  return uv__hop_slow(req, fs_work);
-}
-
 #else  /* !__linux__ */
+
+_Atomic int uv__hop_any;
+_Atomic int uv__hop_watching = 1;  /* no table: uv__fs_hop() returns 0 */
 
 void uv__fs_hop_init(void) {
 }
@@ -978,7 +971,7 @@ uint64_t uv__fs_hop_count(void) {
 }
 
 
-int uv__fs_hop(uv_fs_t* req, void (*fs_work)(struct uv__work* w)) {
+int uv__fs_hop_slow(uv_fs_t* req, void (*fs_work)(struct uv__work* w)) {
   (void) req;
   (void) fs_work;
   return 0;

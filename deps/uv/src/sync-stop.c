@@ -165,6 +165,36 @@ static void uv__sync_stop_wait_handled(void) {
 }
 
 
+/* On the owner, leaving the outermost section whose phase was not INSIDE:
+ * a requester is signalling it (KICKING) or did (KICKED). Out of line, so
+ * that the common leave() keeps a small frame. */
+__attribute__((noinline))
+static void uv__sync_stop_leave_kicked(uv_sync_stop_t* s, int expected) {
+  for (;;) {
+    if (expected == UV__SYNC_KICKED) {
+      if (atomic_compare_exchange_strong_explicit(&s->phase,
+                                                  &expected,
+                                                  UV__SYNC_IDLE,
+                                                  memory_order_acq_rel,
+                                                  memory_order_acquire)) {
+        uv__sync_stop_wait_handled();
+        return;
+      }
+    } else {
+      assert(expected == UV__SYNC_KICKING);
+      sched_yield();  /* The requester is between its CAS and the signal. */
+    }
+    expected = UV__SYNC_INSIDE;
+    if (atomic_compare_exchange_strong_explicit(&s->phase,
+                                                &expected,
+                                                UV__SYNC_IDLE,
+                                                memory_order_acq_rel,
+                                                memory_order_acquire))
+      return;
+  }
+}
+
+
 int uv_sync_stop_leave(void) {
   uv_sync_stop_t* s;
   int expected;
@@ -174,28 +204,13 @@ int uv_sync_stop_leave(void) {
   if (--s->depth > 0)
     return atomic_load_explicit(&s->stop, memory_order_acquire);
 
-  for (;;) {
-    expected = UV__SYNC_INSIDE;
-    if (atomic_compare_exchange_strong_explicit(&s->phase,
-                                                &expected,
-                                                UV__SYNC_IDLE,
-                                                memory_order_acq_rel,
-                                                memory_order_acquire))
-      break;
-    if (expected == UV__SYNC_KICKED) {
-      if (atomic_compare_exchange_strong_explicit(&s->phase,
-                                                  &expected,
-                                                  UV__SYNC_IDLE,
-                                                  memory_order_acq_rel,
-                                                  memory_order_acquire)) {
-        uv__sync_stop_wait_handled();
-        break;
-      }
-      continue;
-    }
-    assert(expected == UV__SYNC_KICKING);
-    sched_yield();  /* The requester is between its CAS and the signal. */
-  }
+  expected = UV__SYNC_INSIDE;
+  if (!atomic_compare_exchange_strong_explicit(&s->phase,
+                                               &expected,
+                                               UV__SYNC_IDLE,
+                                               memory_order_acq_rel,
+                                               memory_order_acquire))
+    uv__sync_stop_leave_kicked(s, expected);
 
   uv__tpm_set_current_stop(s->saved);
   s->saved = NULL;

@@ -235,7 +235,7 @@ static _Atomic(uv_threadpool_report_cb) uv__tpm_report_cb;
 
 _Thread_local struct uv__tpm_task* uv__tpm_current;
 static _Thread_local struct uv__tpm_slot* uv__tpm_slot;
-static _Thread_local _Atomic int* uv__tpm_current_stop;
+_Thread_local _Atomic int* uv__tpm_current_stop;
 static _Thread_local struct uv__tpm_task* uv__tpm_delivering;
 static _Thread_local const struct uv__tpm_opts* uv__tpm_next;
 /* The budget of the fs and DNS requests this thread submits: 0 (none) until
@@ -470,16 +470,6 @@ static void uv__tpm_ensure_watchdog(void) {
 void uv__tpm_wake(void) {
   uv__tpm_ensure_watchdog();
   uv_cond_signal(&uv__tpm_wd_cond);
-}
-
-
-void uv__tpm_set_current_stop(_Atomic int* stop) {
-  uv__tpm_current_stop = stop;
-}
-
-
-_Atomic int* uv__tpm_get_current_stop(void) {
-  return uv__tpm_current_stop;
 }
 
 

@@ -88,8 +88,17 @@ void uv__tpm_loop_close(uv_loop_t* loop);
 void uv__tpm_cleanup(void);
 void uv__tpm_wake(void);
 void uv__tpm_block_signals(sigset_t* saved);
-void uv__tpm_set_current_stop(_Atomic int* stop);
-_Atomic int* uv__tpm_get_current_stop(void);
+/* The calling thread's stop word (its timed task's, its executor job's or
+ * its stoppable section's), or NULL; uv__tpm_stopping() reads it. Only the
+ * thread itself reads or writes its own. Inline: a stoppable section sets
+ * and restores it around each synchronous call. */
+extern _Thread_local _Atomic int* uv__tpm_current_stop;
+static inline void uv__tpm_set_current_stop(_Atomic int* stop) {
+  uv__tpm_current_stop = stop;
+}
+static inline _Atomic int* uv__tpm_get_current_stop(void) {
+  return uv__tpm_current_stop;
+}
 extern uint64_t uv__tpm_cap_hits;
 extern uint64_t uv__tpm_timed_out;
 
@@ -151,7 +160,18 @@ void uv__executor_atfork(void);
  * (req->result set), else returns 0 for the caller to run it in place. */
 void uv__fs_hop_init(void);
 uint64_t uv__fs_hop_count(void);
-int uv__fs_hop(uv_fs_t* req, void (*fs_work)(struct uv__work* w));
+int uv__fs_hop_slow(uv_fs_t* req, void (*fs_work)(struct uv__work* w));
+extern _Atomic int uv__hop_any;       /* the table has a hang-prone mount */
+extern _Atomic int uv__hop_watching;  /* a watcher tells when one appears */
+/* Inline: on every synchronous call of a section, where it nearly always
+ * returns at its first test (no hang-prone mount). */
+static inline int uv__fs_hop(uv_fs_t* req,
+                             void (*fs_work)(struct uv__work* w)) {
+  if (!atomic_load_explicit(&uv__hop_any, memory_order_relaxed) &&
+      atomic_load_explicit(&uv__hop_watching, memory_order_relaxed))
+    return 0;
+  return uv__fs_hop_slow(req, fs_work);
+}
 
 /* slow-resource.c */
 extern _Atomic unsigned int uv__slowres_entries;
