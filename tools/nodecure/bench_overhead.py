@@ -1031,7 +1031,7 @@ def main():
   duration = args.duration or (1 if q else 4)
   warmup = args.warmup if args.warmup is not None else (0.5 if q else 1)
   icount_reps = max(1, args.icount_reps)
-  out = Path(args.out)
+  out = Path(args.out).resolve()  # plot.mjs runs in another directory
 
   cases = CASES
   ids = {c.id for c in CASES}

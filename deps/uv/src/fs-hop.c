@@ -60,8 +60,8 @@
  * the stuck call returns.
  *
  * Lock rule: uv__hop_mutex guards the table, the stuck list, the fd list
- * and every hop's `refs`; no other lock is taken while it is held (it is a leaf: the
- * executor's uv__tpm_mutex is never held with it).
+ * and every hop's `refs`; no other lock is taken while it is held (it is a
+ * leaf: the executor's uv__tpm_mutex is never held with it).
  * Ownership: the watcher thread owns the mountinfo fd; a table, once
  * published, is never changed, only replaced and freed under the lock. A hop
  * belongs to its caller until uv_priority_work() returns; an abandoned hop
@@ -222,10 +222,13 @@ static void uv__hop_table_free(struct uv__hop_table* t) {
 static struct uv__hop_table* uv__hop_parse(char* buf, size_t size) {
   struct uv__hop_table* t;
   struct uv__hop_mount* all;
+  struct uv__hop_mount* hangs;
+  size_t nhangs;
   size_t nall;
   size_t cap;
   size_t i;
   size_t j;
+  size_t k;
   char* line;
   char* next;
   char* field[6];
@@ -284,15 +287,26 @@ static struct uv__hop_table* uv__hop_parse(char* buf, size_t size) {
     nall++;
   }
 
-  /* Keep the hang-prone mounts and every mount below one of them. */
+  /* Keep the hang-prone mounts and every mount below one of them: against
+   * a copy of the hang-prone ones (few), so that a host with thousands of
+   * mounts that change often does not pay n * n comparisons a reload. */
+  for (i = 0, nhangs = 0; i < nall; i++)
+    nhangs += all[i].hangs;
+  hangs = uv__malloc((nhangs > 0 ? nhangs : 1) * sizeof(*hangs));
+  if (hangs == NULL)
+    goto fail;
+  for (i = 0, k = 0; i < nall; i++)
+    if (all[i].hangs)
+      hangs[k++] = all[i];
   for (i = 0, j = 0; i < nall; i++) {
     keep = all[i].hangs;
-    for (size_t k = 0; !keep && k < nall; k++)
-      keep = all[k].hangs &&
-             uv__hop_below(all[i].dir, all[i].len, all[k].dir, all[k].len);
+    for (k = 0; !keep && k < nhangs; k++)
+      keep = uv__hop_below(all[i].dir, all[i].len,
+                           hangs[k].dir, hangs[k].len);
     if (keep)
       all[j++] = all[i];
   }
+  uv__free(hangs);
   t->n = j;
   t->mounts = all;
 

@@ -33,11 +33,13 @@
  *
  * Only the requester that moved INSIDE (or KICKED, to signal again, no
  * sooner than a millisecond after the last signal, so that a leave() that
- * meets KICKED cannot be starved) to KICKING sends the signal; it checks the token there and goes back if the
- * section is not the one it meant. leave() that finds KICKING waits for it
- * to end; from KICKED it moves to IDLE (no request can signal after that),
- * then waits until the signal is no longer pending on the owner, so none
- * is left in flight when the section is over.
+ * meets KICKED cannot be starved) to KICKING sends the signal; it checks
+ * the token there and goes back if the section is not the one it meant.
+ * leave() that finds KICKING waits for it to end; from KICKED it moves to
+ * IDLE (no request can signal after that), then waits until the signal is
+ * no longer pending on the owner, so none is left in flight when the
+ * section is over. leave() keeps the common case (INSIDE to IDLE) in line
+ * and the rest in uv__sync_stop_leave_kicked().
  *
  * Ownership: `depth`, `stopped` and `saved` belong to the owner thread;
  * `token` is written by the owner before it publishes INSIDE (release) and
