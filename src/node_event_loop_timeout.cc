@@ -227,7 +227,8 @@ Local<Value> EventLoopTimeout::StoppedFsCallError(Environment* env,
   } properties[] = {{env->syscall_string(), syscall},
                     {env->path_string(), path},
                     {env->dest_string(), dest},
-                    {FIXED_ONE_BYTE_STRING(isolate, "outcome"), "none"}};
+                    {FIXED_ONE_BYTE_STRING(isolate, "outcome"),
+                     uv_sync_stop_call_abandoned() ? "unknown" : "none"}};
   for (const auto& property : properties) {
     Local<String> value;
     if (property.value == nullptr) continue;

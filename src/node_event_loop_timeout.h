@@ -103,8 +103,10 @@ class EventLoopTimeout final : public v8::TimeoutInterrupt::Delegate {
   static v8::Local<v8::Value> StoppedCallError(Environment* env,
                                                const char* api);
   // The same for a synchronous uv_fs_*() call, with upstream's syscall,
-  // path and dest properties and err.outcome 'none' (its system call was
-  // interrupted before it did anything): UVException()'s hook.
+  // path and dest properties and err.outcome: 'none' (its system call was
+  // interrupted before it did anything), or 'unknown' (a write or creating
+  // open on a network or FUSE mount abandoned while it ran:
+  // uv_sync_stop_call_abandoned()): UVException()'s hook.
   static v8::Local<v8::Value> StoppedFsCallError(Environment* env,
                                                  const char* syscall,
                                                  const char* path,

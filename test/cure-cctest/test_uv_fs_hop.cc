@@ -2,7 +2,7 @@
 // mount run on the Priority Executor. This binary declares tmpfs hang-prone
 // (UV_FS_HANG_PRONE_TYPES is read once, at the first uv_sync_stop_register(),
 // so it is set before any test runs) and works in /dev/shm: results come back
-// as in place; under random stops every call returns its result or
+// as in place, writes included; under random stops every call returns its result or
 // UV_ETIMEDOUT, the abandoned calls' threads end and no fd is left open.
 
 #include <fcntl.h>
@@ -17,6 +17,8 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "uv.h"
@@ -154,19 +156,47 @@ TEST_F(FsHop, ResultsComeBackAsInPlace) {
     uv_fs_req_cleanup(&req);
     EXPECT_EQ(fcntl(fd, F_GETFD), -1);  // closed
 
-    // Creating or truncating opens and fd calls stay in place.
+    EXPECT_EQ(Hopped() - hopped, 13u);
+
+    // Creating opens hop, and so do the writes of an fd a hop opened:
+    // through a duplicate of it (closed again), from a copy of the data, at
+    // the current position (which the duplicate shares) or at an offset.
     uint64_t before = Hopped();
-    fd = uv_fs_open(nullptr, &req, (dir_ + "/c").c_str(), O_CREAT | O_WRONLY,
+    int fds = OpenFds();
+    const std::string c = dir_ + "/c";
+    fd = uv_fs_open(nullptr, &req, c.c_str(), O_CREAT | O_TRUNC | O_RDWR,
                     0644, nullptr);
     uv_fs_req_cleanup(&req);
     ASSERT_GE(fd, 0);
+    char node[] = "node";
+    char cure[] = "cure";
+    uv_buf_t two[] = {uv_buf_init(node, 4), uv_buf_init(cure, 4)};
+    EXPECT_EQ(uv_fs_write(nullptr, &req, fd, two, 2, -1, nullptr), 8);
+    uv_fs_req_cleanup(&req);
+    EXPECT_EQ(lseek(fd, 0, SEEK_CUR), 8);
+    EXPECT_EQ(uv_fs_write(nullptr, &req, fd, two, 1, 2, nullptr), 4);
+    uv_fs_req_cleanup(&req);
+    EXPECT_EQ(lseek(fd, 0, SEEK_CUR), 8);
+    // More buffers than uv_fs_t's own array holds (a copy libuv allocates).
+    uv_buf_t six[6];
+    for (uv_buf_t& buf : six) buf = uv_buf_init(node, 1);
+    EXPECT_EQ(uv_fs_write(nullptr, &req, fd, six, 6, -1, nullptr), 6);
+    uv_fs_req_cleanup(&req);
     EXPECT_EQ(uv_fs_fstat(nullptr, &req, fd, nullptr), 0);
+    EXPECT_EQ(req.statbuf.st_size, 14u);
     uv_fs_req_cleanup(&req);
-    uv_fs_close(nullptr, &req, fd, nullptr);
+    EXPECT_EQ(uv_fs_close(nullptr, &req, fd, nullptr), 0);
     uv_fs_req_cleanup(&req);
-    unlink((dir_ + "/c").c_str());
-    EXPECT_EQ(Hopped(), before);
-    EXPECT_EQ(before - hopped, 13u);
+    EXPECT_EQ(Hopped() - before, 6u);
+    EXPECT_EQ(OpenFds(), fds);
+    char back[32];
+    int in = open(c.c_str(), O_RDONLY);
+    ASSERT_GE(in, 0);
+    EXPECT_EQ(read(in, back, sizeof(back)), 14);
+    close(in);
+    EXPECT_EQ(std::string(back, 14), "nonoderennnnnn");
+    unlink(c.c_str());
+    before = Hopped();
 
     // Without a section: in place.
     hop_token = 0;
@@ -179,8 +209,14 @@ TEST_F(FsHop, ResultsComeBackAsInPlace) {
 }
 
 // Random stops: a requester stops the section in progress after 0 to 400 us.
-// A FIFO's open without writer never returns unless stopped.
+// A FIFO's open without writer never returns unless stopped. Each write puts
+// a mark of its own at an offset of its own: one that returned must be in
+// the file, one stopped with outcome "none" (uv_sync_stop_call_abandoned()
+// 0) must never land, even later; one abandoned while it ran may.
 TEST_F(FsHop, RandomStopsAbandonCleanly) {
+  enum Outcome { kLanded, kNever, kMayLand };
+  std::vector<std::pair<uint32_t, Outcome>> writes;
+  const std::string wfile = dir_ + "-w";  // beside: scandir counts dir_
   const int fds = OpenFds();
   const uint64_t abandoned_live = AbandonedLive();
   std::atomic<uv_sync_stop_t*> owner_stop{nullptr};
@@ -198,12 +234,16 @@ TEST_F(FsHop, RandomStopsAbandonCleanly) {
                                    O_RDONLY, 0, nullptr);
     uv_fs_req_cleanup(&open_req);
     ASSERT_GE(kept_fd, 0);
+    const int kept_wfd = uv_fs_open(nullptr, &open_req, wfile.c_str(),
+                                    O_CREAT | O_RDWR, 0644, nullptr);
+    uv_fs_req_cleanup(&open_req);
+    ASSERT_GE(kept_wfd, 0);
     std::mt19937 rng(42);
-    for (int i = 2; i <= 600; i++) {
+    for (int i = 2; i <= 850; i++) {
       hop_token = i;
       uv_fs_t req;
       int r;
-      int op = rng() % 4;
+      int op = rng() % 5;
       if (op == 0) {
         r = uv_fs_open(nullptr, &req, (dir_ + "/fifo").c_str(), O_RDONLY, 0,
                        nullptr);
@@ -219,11 +259,34 @@ TEST_F(FsHop, RandomStopsAbandonCleanly) {
         int n = uv_fs_read(nullptr, &req, kept_fd, &buf, 1, 0, nullptr);
         EXPECT_TRUE(n == 8 || n == UV_ETIMEDOUT) << n;
         EXPECT_EQ(req.bufs, nullptr);
+        if (n == UV_ETIMEDOUT) {
+          // Refused: so is a write, which then never lands.
+          uv_fs_req_cleanup(&req);
+          uint32_t mark = ++i;
+          hop_token = i;
+          uv_buf_t wbuf = uv_buf_init(reinterpret_cast<char*>(&mark), 4);
+          n = uv_fs_write(nullptr, &req, kept_wfd, &wbuf, 1, 4 * i, nullptr);
+          EXPECT_TRUE(n == 4 || n == UV_ETIMEDOUT) << n;
+          writes.emplace_back(i, n == 4 ? kLanded
+                                 : uv_sync_stop_call_abandoned() ? kMayLand
+                                                                 : kNever);
+          n = n == 4 ? 8 : n;
+        }
         r = n == 8 ? 0 : n;  // accounted below, as the other calls
       } else if (op == 1) {
         r = uv_fs_stat(nullptr, &req, file_.c_str(), nullptr);
         EXPECT_TRUE(r == 0 || r == UV_ETIMEDOUT) << r;
         if (r == 0) EXPECT_EQ(req.statbuf.st_size, 8u);
+      } else if (op == 4) {
+        uint32_t mark = i;
+        uv_buf_t buf = uv_buf_init(reinterpret_cast<char*>(&mark), 4);
+        r = uv_fs_write(nullptr, &req, kept_wfd, &buf, 1, 4 * i, nullptr);
+        EXPECT_TRUE(r == 4 || r == UV_ETIMEDOUT) << r;
+        writes.emplace_back(i, r == 4 ? kLanded
+                               : uv_sync_stop_call_abandoned() ? kMayLand
+                                                               : kNever);
+        mark = 0;  // the hop wrote from a copy
+        if (r == 4) r = 0;
       } else if (op == 2) {
         r = uv_fs_scandir(nullptr, &req, dir_.c_str(), 0, nullptr);
         EXPECT_TRUE(r == 3 || r == UV_ETIMEDOUT) << r;
@@ -264,6 +327,7 @@ TEST_F(FsHop, RandomStopsAbandonCleanly) {
     }
     hop_token = 0;
     close(kept_fd);
+    close(kept_wfd);
     done = true;
     // No uv_sync_stop_request() may run once the stop is unregistered.
     while (!requester_done) std::this_thread::yield();
@@ -292,6 +356,28 @@ TEST_F(FsHop, RandomStopsAbandonCleanly) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   EXPECT_EQ(AbandonedLive(), abandoned_live);
   EXPECT_EQ(OpenFds(), fds);
+
+  // Every write has returned now: what landed.
+  int in = open(wfile.c_str(), O_RDONLY);
+  ASSERT_GE(in, 0);
+  int counts[3] = {0, 0, 0};
+  int landed_late = 0;
+  for (const auto& [i, outcome] : writes) {
+    uint32_t mark = 0;
+    ssize_t n = pread(in, &mark, 4, 4 * i);
+    bool landed = n == 4 && mark == i;
+    counts[outcome]++;
+    if (outcome == kLanded) EXPECT_TRUE(landed) << "write " << i;
+    if (outcome == kNever) EXPECT_FALSE(landed) << "write " << i;
+    if (outcome == kMayLand && landed) landed_late++;
+  }
+  close(in);
+  unlink(wfile.c_str());
+  printf("writes: %d returned, %d stopped before they ran, %d abandoned "
+         "while they ran (%d of them landed)\n",
+         counts[kLanded], counts[kNever], counts[kMayLand], landed_late);
+  EXPECT_GT(counts[kLanded], 0);
+  EXPECT_GT(counts[kNever], 0);
 }
 
 }  // namespace

@@ -9,8 +9,9 @@ The mount point is DIR (an existing directory), or a new temporary one. The
 command finds it in $NODECURE_HUNG_MOUNT. With --exec the command replaces
 this script, in the same process, and holds the daemon's end itself (it
 never reads it): the mount stays hung for as long as the command lives.
-With --stall-reads the daemon answers everything but reads: every name is
-a file of 4096 bytes that opens, and whose reads never return. Without
+With --stall-reads the daemon answers everything but reads and writes:
+every name is a file of 4096 bytes that opens, and whose reads and writes
+never return. Without
 --exec, the command runs as a child, and writing a line "release" to the
 fd $NODECURE_HUNG_MOUNT_CTL ends the daemon: the mount is detached and its
 connection aborted, so that calls stuck on it return (ENOTCONN). Exits with
@@ -38,7 +39,7 @@ SAFETY_TIMEOUT = 300  # s: a command stuck on the mount is killed
 libc = ctypes.CDLL(None, use_errno=True)
 
 # The FUSE protocol (linux/fuse.h), as much as --stall-reads needs.
-FUSE_LOOKUP, FUSE_GETATTR, FUSE_OPEN, FUSE_READ = 1, 3, 14, 15
+FUSE_LOOKUP, FUSE_GETATTR, FUSE_OPEN, FUSE_READ, FUSE_WRITE = 1, 3, 14, 15, 16
 FUSE_RELEASE, FUSE_FLUSH, FUSE_INIT, FUSE_INTERRUPT = 18, 25, 26, 36
 IN_HEADER = struct.Struct('<IIQQIIII')    # len opcode unique nodeid uid gid pid pad
 OUT_HEADER = struct.Struct('<IiQ')        # len error unique
@@ -53,9 +54,9 @@ def attr(nodeid):
 
 
 def stall_reads(fuse, released):
-  """Answers the kernel until released; never a READ. (It never blocks in
-  a read of /dev/fuse: a read in flight would keep the connection alive
-  through the close that is to abort it.)"""
+  """Answers the kernel until released; never a READ or a WRITE. (It never
+  blocks in a read of /dev/fuse: a read in flight would keep the connection
+  alive through the close that is to abort it.)"""
   nodes = {}
   poller = select.poll()
   poller.register(fuse, select.POLLIN)
@@ -82,7 +83,7 @@ def stall_reads(fuse, released):
       body = struct.pack('<QII', 0, 0, 0)
     elif opcode in (FUSE_FLUSH, FUSE_RELEASE):
       pass
-    elif opcode in (FUSE_READ, FUSE_INTERRUPT):
+    elif opcode in (FUSE_READ, FUSE_WRITE, FUSE_INTERRUPT):
       continue  # never answered
     else:
       error = -38  # ENOSYS

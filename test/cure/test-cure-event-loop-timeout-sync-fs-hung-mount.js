@@ -39,6 +39,9 @@ const onTheMount = [
   ['realpathSync.native', () => fs.realpathSync.native(path.join(mnt, 'a'))],
   ['statfsSync', () => fs.statfsSync(mnt)],
   ['readFileSync', () => fs.readFileSync(path.join(mnt, 'f'))],
+  ['writeFileSync', () => fs.writeFileSync(path.join(mnt, 'f'), 'x')],
+  ['appendFileSync', () => fs.appendFileSync(path.join(mnt, 'f'), 'x')],
+  ['openSync w', () => fs.openSync(path.join(mnt, 'f'), 'w')],
   ['statSync, relative', () => fs.statSync(path.relative('.', mnt) + '/x')],
 ];
 

@@ -126,13 +126,14 @@ struct uv__hop {
   int refs;                       /* once abandoned: caller and executor */
   int ran;                        /* the executor started the call */
   int stuck;                      /* counted in its mount's `abandoned` */
-  char* bounce;                   /* a read's buffer, the hop's own */
+  char* bounce;                   /* a read's or write's buffer, its own */
+  int dup;                        /* a write's fd, its own, or -1 */
   char path[1];
 };
 
-/* A read on an fd hops into a buffer of its own, of at most this much: a
- * longer read returns less, as read(2) may. */
-#define UV__HOP_READ_MAX ((size_t) 8 << 20)
+/* A read or write on an fd hops with a buffer of its own, of at most this
+ * much: a longer one returns less, as read(2) and write(2) may. */
+#define UV__HOP_BUF_MAX ((size_t) 8 << 20)
 
 static const char* const uv__hop_fstypes[] = {
   "fuse", "fuseblk", "virtiofs", "nfs", "nfs4", "cifs", "smb3", "smbfs",
@@ -506,6 +507,7 @@ static int uv__hop_kind(const uv_fs_t* req) {
   case UV_FS_CLOSE:
     return 2;
   case UV_FS_READ:
+  case UV_FS_WRITE:
     return 2 * (req->nbufs > 0);
   case UV_FS_STAT:
   case UV_FS_LSTAT:
@@ -516,12 +518,21 @@ static int uv__hop_kind(const uv_fs_t* req) {
   case UV_FS_STATFS:
     return req->path != NULL;
   case UV_FS_OPEN:
-    return req->path != NULL &&
-           (req->flags & (O_CREAT | O_TRUNC)) == 0 &&
-           (O_TMPFILE == 0 || (req->flags & O_TMPFILE) != O_TMPFILE);
+    return req->path != NULL;
   default:
     return 0;
   }
+}
+
+
+/* Nonzero for a call that, abandoned while it runs, may still take effect:
+ * a write may land, an open create or truncate its file. */
+static int uv__hop_lands(const uv_fs_t* req) {
+  if (req->fs_type == UV_FS_WRITE)
+    return 1;
+  return req->fs_type == UV_FS_OPEN &&
+         ((req->flags & (O_CREAT | O_TRUNC)) != 0 ||
+          (O_TMPFILE != 0 && (req->flags & O_TMPFILE) == O_TMPFILE));
 }
 
 
@@ -770,8 +781,14 @@ static void uv__hop_work(uv_priority_work_t* w) {
   struct uv__hop* hop;
 
   hop = w->data;
-  hop->ran = 1;
-  hop->fs_work(&hop->req.work_req);
+  /* Under the lock, against the caller's look at `ran` once it abandoned
+   * the hop (it set our stop before): a call that had not started by then
+   * never starts, so that the caller can tell "did nothing". */
+  uv_mutex_lock(&uv__hop_mutex);
+  hop->ran = !uv__tpm_stopping();
+  uv_mutex_unlock(&uv__hop_mutex);
+  if (hop->ran)
+    hop->fs_work(&hop->req.work_req);
 }
 
 
@@ -788,11 +805,27 @@ static void uv__hop_abandoned(uv_priority_work_t* w) {
      * close it but this close (its caller was told it is done, 0). */
     uv__close_nocheckstdio(hop->req.file);
   }
+  if (hop->dup >= 0)
+    uv__close_nocheckstdio(hop->dup);
   hop->req.bufs = NULL;  /* the hop's own bufsml: nothing to free */
   uv_fs_req_cleanup(&hop->req);  /* readlink, realpath, statfs */
   uv_mutex_lock(&uv__hop_mutex);
   uv__hop_unref(hop);
   uv_mutex_unlock(&uv__hop_mutex);
+}
+
+
+/* A write's data, gathered into the hop's own buffer (at most its size). */
+static void uv__hop_gather(char* out, size_t size, const uv_fs_t* req) {
+  unsigned int i;
+  size_t len;
+
+  for (i = 0; i < req->nbufs && size > 0; i++) {
+    len = req->bufs[i].len < size ? req->bufs[i].len : size;
+    memcpy(out, req->bufs[i].base, len);
+    out += len;
+    size -= len;
+  }
 }
 
 
@@ -817,6 +850,7 @@ static int uv__hop_run(uv_fs_t* req, void (*fs_work)(struct uv__work* w)) {
   size_t len;
   int64_t pos;
   int stuck;
+  int lands;
   int kind;
   int err;
   int id;
@@ -880,9 +914,29 @@ static int uv__hop_run(uv_fs_t* req, void (*fs_work)(struct uv__work* w)) {
         pos = lseek(req->file, 0, SEEK_CUR);  /* no request to the server */
         hop->req.off = pos;
       }
-      if (total > UV__HOP_READ_MAX)
-        total = UV__HOP_READ_MAX;
+      if (total > UV__HOP_BUF_MAX)
+        total = UV__HOP_BUF_MAX;
       hop->bounce = uv__malloc(total > 0 ? total : 1);
+      hop->req.bufs = hop->req.bufsml;
+      hop->req.bufs[0] = uv_buf_init(hop->bounce, total);
+      hop->req.nbufs = 1;
+    }
+    hop->dup = -1;
+    if (req->fs_type == UV_FS_WRITE) {
+      /* A copy of the data, written through an fd of the hop's own (a
+       * duplicate, above stdio): a write abandoned while it runs may still
+       * land, but never in another file that reused the caller's fd number
+       * once the caller closed it. At the current position, as in place:
+       * the duplicate shares it. */
+      size_t total = uv__count_bufs(req->bufs, req->nbufs);
+      if (total > UV__HOP_BUF_MAX)
+        total = UV__HOP_BUF_MAX;
+      hop->bounce = uv__malloc(total > 0 ? total : 1);
+      if (hop->bounce != NULL) {
+        uv__hop_gather(hop->bounce, total, req);
+        hop->dup = fcntl(req->file, F_DUPFD_CLOEXEC, 3);
+      }
+      hop->req.file = hop->dup;
       hop->req.bufs = hop->req.bufsml;
       hop->req.bufs[0] = uv_buf_init(hop->bounce, total);
       hop->req.nbufs = 1;
@@ -891,8 +945,10 @@ static int uv__hop_run(uv_fs_t* req, void (*fs_work)(struct uv__work* w)) {
     hop->id = id;
     hop->refs = 2;
     hop->work.data = hop;
-    if (req->fs_type != UV_FS_READ ||
-        (hop->bounce != NULL && hop->req.off >= 0)) {
+    if ((req->fs_type != UV_FS_READ && req->fs_type != UV_FS_WRITE) ||
+        (req->fs_type == UV_FS_READ && hop->bounce != NULL &&
+         hop->req.off >= 0) ||
+        (req->fs_type == UV_FS_WRITE && hop->dup >= 0)) {
       atomic_fetch_add_explicit(&uv__hop_count, 1, memory_order_relaxed);
       err = uv_priority_work(&hop->work, uv__hop_work, uv__hop_abandoned, 0);
     }
@@ -902,10 +958,12 @@ static int uv__hop_run(uv_fs_t* req, void (*fs_work)(struct uv__work* w)) {
   s = uv__hop_stuck_find(id);
   assert(s != NULL && s->running > 0);
   s->running--;
+  lands = 0;
   if (err == UV_ETIMEDOUT || err == UV_ECANCELED) {
     /* Abandoned: the mount is stuck until the executor lets go. Not for a
      * close, which may have been abandoned only because its section was
-     * stopped already. */
+     * stopped already. A call that had started may still take effect. */
+    lands = hop->ran && uv__hop_lands(req);
     hop->stuck = req->fs_type != UV_FS_CLOSE;
     s->abandoned += hop->stuck;
     uv__hop_stuck_put(s);
@@ -919,6 +977,8 @@ static int uv__hop_run(uv_fs_t* req, void (*fs_work)(struct uv__work* w)) {
     /* A close's fd is gone, or goes once its executor runs: the caller
      * must not close it again (as after close(2)'s EINTR on Linux). */
     req->result = req->fs_type == UV_FS_CLOSE ? 0 : UV_ETIMEDOUT;
+    if (lands)
+      uv__sync_stop_mark_abandoned();
     return 1;
   }
   if (err == 0) {
@@ -943,14 +1003,19 @@ static int uv__hop_run(uv_fs_t* req, void (*fs_work)(struct uv__work* w)) {
     }
     if (req->fs_type == UV_FS_READ && pos >= 0 && req->result > 0)
       lseek(req->file, pos + req->result, SEEK_SET);  /* as read(2) would */
+    if (hop->dup >= 0)
+      uv__close_nocheckstdio(hop->dup);
     uv__free(hop->bounce);
     uv__free(hop);
     return 1;
   }
-  /* No executor (the cap on abandoned threads, no memory): in place, as
-   * without the hop. */
-  if (hop != NULL)
+  /* No executor (the cap on abandoned threads, no memory, no fd for the
+   * duplicate): in place, as without the hop. */
+  if (hop != NULL) {
+    if (hop->dup >= 0)
+      uv__close_nocheckstdio(hop->dup);
     uv__free(hop->bounce);
+  }
   uv__free(hop);
   return 0;
 }
@@ -965,6 +1030,13 @@ int uv__fs_hop_slow(uv_fs_t* req, void (*fs_work)(struct uv__work* w)) {
     /* As uv__fs_read() leaves a synchronous read, whatever its result:
      * req->bufs is the caller's array, never to be freed by
      * uv_fs_req_cleanup(). */
+    req->bufs = NULL;
+    req->nbufs = 0;
+  } else if (req->fs_type == UV_FS_WRITE) {
+    /* As uv__fs_write_all() leaves a write: uv_fs_write()'s copy of the
+     * array is freed. */
+    if (req->bufs != req->bufsml)
+      uv__free(req->bufs);
     req->bufs = NULL;
     req->nbufs = 0;
   }

@@ -41,10 +41,11 @@
  * section is over. leave() keeps the common case (INSIDE to IDLE) in line
  * and the rest in uv__sync_stop_leave_kicked().
  *
- * Ownership: `depth`, `stopped` and `saved` belong to the owner thread;
- * `token` is written by the owner before it publishes INSIDE (release) and
- * read by the requester after its CAS (acquire); `stop` is written by the
- * requester and read by the owner (uv_threadpool_should_stop()).
+ * Ownership: `depth`, `stopped`, `abandoned` and `saved` belong to the
+ * owner thread; `token` is written by the owner before it publishes INSIDE
+ * (release) and read by the requester after its CAS (acquire); `stop` is
+ * written by the requester and read by the owner
+ * (uv_threadpool_should_stop()).
  */
 
 #include "threadpool-manager.h"
@@ -69,6 +70,7 @@ struct uv_sync_stop_s {
   _Atomic int* saved;            /* the thread's stop word outside sections */
   unsigned int depth;
   uint64_t stopped;              /* the token of the last stopped section */
+  int abandoned;                 /* its call ran on, abandoned (fs-hop.c) */
   _Atomic uint64_t token;
   uint64_t kicked_at;            /* uv_hrtime() of the last signal: only
                                     the requester in KICKING touches it */
@@ -134,6 +136,7 @@ int uv_sync_stop_enter(void) {
 
   s->depth = 1;
   s->stopped = 0;
+  s->abandoned = 0;
   atomic_store_explicit(&s->stop, 0, memory_order_relaxed);
   atomic_store_explicit(&s->token, token, memory_order_relaxed);
   s->saved = uv__tpm_get_current_stop();
@@ -233,6 +236,17 @@ uint64_t uv_sync_stop_take(void) {
   stopped = s->stopped;
   s->stopped = 0;
   return stopped;
+}
+
+
+void uv__sync_stop_mark_abandoned(void) {
+  assert(uv__sync_stop_current != NULL && uv__sync_stop_current->depth > 0);
+  uv__sync_stop_current->abandoned = 1;
+}
+
+
+int uv_sync_stop_call_abandoned(void) {
+  return uv__sync_stop_current != NULL && uv__sync_stop_current->abandoned;
 }
 
 

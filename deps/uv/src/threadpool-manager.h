@@ -159,6 +159,9 @@ void uv__executor_atfork(void);
  * Executor if its path lies on a hang-prone mount and returns nonzero
  * (req->result set), else returns 0 for the caller to run it in place. */
 void uv__fs_hop_init(void);
+/* sync-stop.c: on the owner, the section's call was abandoned while it ran
+ * and may still take effect (uv_sync_stop_call_abandoned()). */
+void uv__sync_stop_mark_abandoned(void);
 uint64_t uv__fs_hop_count(void);
 int uv__fs_hop_slow(uv_fs_t* req, void (*fs_work)(struct uv__work* w));
 extern _Atomic int uv__hop_any;       /* the table has a hang-prone mount */

@@ -80,6 +80,14 @@ UV_EXTERN int uv_sync_stop_leave(void);
  * clears it too. */
 UV_EXTERN uint64_t uv_sync_stop_take(void);
 
+/* On the owner, after a synchronous uv_fs_*() call of the last section
+ * returned UV_ETIMEDOUT: nonzero if that call ran on the Priority Executor
+ * (a path on a network or FUSE mount) and was abandoned while it ran, and
+ * may still take effect, fully or in part (a write land, an open create or
+ * truncate its file); 0 if it did nothing and never will. The next section
+ * clears it. */
+UV_EXTERN int uv_sync_stop_call_abandoned(void);
+
 /* On the owner: nonzero inside a section. */
 UV_EXTERN int uv_sync_stop_inside(void);
 
