@@ -31,17 +31,21 @@
  * stoppable section whose path lies on such a mount runs on an executor
  * instead, and the section's stop abandons it (priority-executor.c).
  *
- * Which calls: those without a side effect a caller told "timed out" could
- * be surprised by later: stat, lstat, access, readlink, realpath, scandir,
- * statfs, and an open that neither creates nor truncates (an fd that arrives
- * after the caller left is closed); then, on an fd such an open returned
- * (`uv__hop_fds`, checked against /proc/self/fdinfo's mnt_id, so that an fd
- * closed elsewhere and reused is not taken for it), fstat, read and close.
- * The executor runs a copy of the request with a copy of its path, and a
- * read reads into a buffer of the hop's own (the hop): an abandoned hop owns
- * everything its call touches and releases it when the call returns. A
- * close abandoned before it started is done by the cleanup. Calls that
- * write stay in place.
+ * Which calls: stat, lstat, access, readlink, realpath, scandir, statfs and
+ * open (an fd that arrives after the caller left is closed); then, on an fd
+ * such an open returned (`uv__hop_fds`, checked against /proc/self/fdinfo's
+ * mnt_id, so that an fd closed elsewhere and reused is not taken for it),
+ * fstat, read, write and close. The executor runs a copy of the request
+ * with a copy of its path; a read reads into a buffer of the hop's own, a
+ * write writes a copy of the data through a duplicate of the fd (the hop):
+ * an abandoned hop owns everything its call touches and releases it when
+ * the call returns. A close abandoned before it started is done by the
+ * cleanup. The executor starts no call whose caller gave up already
+ * (decided under the lock against the caller's look at `ran`), so that a
+ * write or a creating open abandoned before it started is known to do
+ * nothing; one abandoned after may still take effect, and the caller's
+ * section says so (uv_sync_stop_call_abandoned()). Other calls that change
+ * the file system stay in place.
  *
  * Which mounts: the longest mount point of /proc/self/mountinfo that is a
  * prefix of the absolute, lexically normalised path (a relative path is
