@@ -73,7 +73,10 @@ void EventLoopTimeout::RestartOutermostCallback(Environment* env) {
 }
 
 EventLoopTimeout::EventLoopTimeout(Environment* env)
-    : env_(env), isolate_(env->isolate()), watchdog_(OnTimeout, this) {
+    : env_(env),
+      isolate_(env->isolate()),
+      watchdog_(OnTimeout, this),
+      fields_(watchdog_.fields()) {
   {
     v8::HandleScope scope(isolate_);
     microtask_queue_ = env->context()->GetMicrotaskQueue();
@@ -166,8 +169,7 @@ uint64_t EventLoopTimeout::SyncCallToken(void* data) {
   if ((watchdog.callback_id() & 1) == 0) return 0;  // between callbacks
   if (self->action() == Action::kReport) return 0;  // calls are not stopped
   // The loop thread's own word (this callback's override).
-  const uint32_t budget =
-      watchdog.fields()[TimeoutWatchdog::kCallbackBudget];
+  const uint32_t budget = self->fields_[TimeoutWatchdog::kCallbackBudget];
   if (budget == TimeoutWatchdog::kNoBudget ||
       (budget == TimeoutWatchdog::kUseDefaultBudget &&
        watchdog.budget() == 0)) {

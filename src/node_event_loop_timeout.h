@@ -146,6 +146,9 @@ class EventLoopTimeout final : public v8::TimeoutInterrupt::Delegate {
   Environment* const env_;
   v8::Isolate* const isolate_;
   TimeoutWatchdog watchdog_;
+  // watchdog_.fields(), kept so that SyncCallToken(), on every synchronous
+  // call of a budgeted callback, reads them without a call.
+  uint32_t* const fields_;
   v8::Global<v8::Object> error_prototype_;
   v8::Global<v8::Function> publish_;
   std::shared_ptr<v8::BackingStore> fields_store_;
