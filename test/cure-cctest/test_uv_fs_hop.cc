@@ -238,6 +238,19 @@ TEST_F(FsHop, RandomStopsAbandonCleanly) {
                                     O_CREAT | O_RDWR, 0644, nullptr);
     uv_fs_req_cleanup(&open_req);
     ASSERT_GE(kept_wfd, 0);
+    // Writes mark i at offset 4 * i and records the outcome; 0 or
+    // UV_ETIMEDOUT.
+    auto write_mark = [&](uv_fs_t* req, int i) {
+      uint32_t mark = i;
+      uv_buf_t buf = uv_buf_init(reinterpret_cast<char*>(&mark), 4);
+      int r = uv_fs_write(nullptr, req, kept_wfd, &buf, 1, 4 * i, nullptr);
+      EXPECT_TRUE(r == 4 || r == UV_ETIMEDOUT) << r;
+      writes.emplace_back(i, r == 4 ? kLanded
+                             : uv_sync_stop_call_abandoned() ? kMayLand
+                                                             : kNever);
+      mark = 0;  // the hop wrote from a copy
+      return r == 4 ? 0 : r;
+    };
     std::mt19937 rng(42);
     for (int i = 2; i <= 850; i++) {
       hop_token = i;
@@ -262,15 +275,8 @@ TEST_F(FsHop, RandomStopsAbandonCleanly) {
         if (n == UV_ETIMEDOUT) {
           // Refused: so is a write, which then never lands.
           uv_fs_req_cleanup(&req);
-          uint32_t mark = ++i;
-          hop_token = i;
-          uv_buf_t wbuf = uv_buf_init(reinterpret_cast<char*>(&mark), 4);
-          n = uv_fs_write(nullptr, &req, kept_wfd, &wbuf, 1, 4 * i, nullptr);
-          EXPECT_TRUE(n == 4 || n == UV_ETIMEDOUT) << n;
-          writes.emplace_back(i, n == 4 ? kLanded
-                                 : uv_sync_stop_call_abandoned() ? kMayLand
-                                                                 : kNever);
-          n = n == 4 ? 8 : n;
+          hop_token = ++i;
+          n = write_mark(&req, i) == 0 ? 8 : UV_ETIMEDOUT;
         }
         r = n == 8 ? 0 : n;  // accounted below, as the other calls
       } else if (op == 1) {
@@ -278,15 +284,7 @@ TEST_F(FsHop, RandomStopsAbandonCleanly) {
         EXPECT_TRUE(r == 0 || r == UV_ETIMEDOUT) << r;
         if (r == 0) EXPECT_EQ(req.statbuf.st_size, 8u);
       } else if (op == 4) {
-        uint32_t mark = i;
-        uv_buf_t buf = uv_buf_init(reinterpret_cast<char*>(&mark), 4);
-        r = uv_fs_write(nullptr, &req, kept_wfd, &buf, 1, 4 * i, nullptr);
-        EXPECT_TRUE(r == 4 || r == UV_ETIMEDOUT) << r;
-        writes.emplace_back(i, r == 4 ? kLanded
-                               : uv_sync_stop_call_abandoned() ? kMayLand
-                                                               : kNever);
-        mark = 0;  // the hop wrote from a copy
-        if (r == 4) r = 0;
+        r = write_mark(&req, i);
       } else if (op == 2) {
         r = uv_fs_scandir(nullptr, &req, dir_.c_str(), 0, nullptr);
         EXPECT_TRUE(r == 3 || r == UV_ETIMEDOUT) << r;
