@@ -793,6 +793,12 @@ static void uv__hop_work(uv_priority_work_t* w) {
   uv_mutex_unlock(&uv__hop_mutex);
   if (hop->ran)
     hop->fs_work(&hop->req.work_req);
+  /* A write's duplicate goes here, on the executor, never on the caller:
+   * NFS and FUSE flush on every close, which waits for the server. */
+  if (hop->dup >= 0) {
+    uv__close_nocheckstdio(hop->dup);
+    hop->dup = -1;
+  }
 }
 
 
@@ -928,10 +934,11 @@ static int uv__hop_run(uv_fs_t* req, void (*fs_work)(struct uv__work* w)) {
     hop->dup = -1;
     if (req->fs_type == UV_FS_WRITE) {
       /* A copy of the data, written through an fd of the hop's own (a
-       * duplicate, above stdio): a write abandoned while it runs may still
-       * land, but never in another file that reused the caller's fd number
-       * once the caller closed it. At the current position, as in place:
-       * the duplicate shares it. */
+       * duplicate, above stdio, closed by the executor after the write):
+       * a write abandoned while it runs may still land, but never in
+       * another file that reused the caller's fd number once the caller
+       * closed it. At the current position, as in place: the duplicate
+       * shares it. */
       size_t total = uv__count_bufs(req->bufs, req->nbufs);
       if (total > UV__HOP_BUF_MAX)
         total = UV__HOP_BUF_MAX;
