@@ -27,10 +27,6 @@ using v8::Undefined;
 using v8::Value;
 
 namespace {
-// The Environment's instance. One per Environment: Environments are keyed by
-// their isolate in V8's table, and Node runs one Environment per isolate.
-thread_local EventLoopTimeout* current = nullptr;
-
 // How long V8 holds back a TimeoutError that is due in Node's own code (see
 // the constructor): the internal code after a native call is short, and a
 // long internal loop is still stopped, this much later.
@@ -51,24 +47,24 @@ void RestartAfterThrow(TimeoutWatchdog* watchdog) {
 }  // namespace
 
 EventLoopTimeout* EventLoopTimeout::From(Environment* env) {
-  if (current != nullptr) {
-    CHECK_EQ(current->env_, env);
-    return current;
+  if (current_ != nullptr) {
+    CHECK_EQ(current_->env_, env);
+    return current_;
   }
-  current = new EventLoopTimeout(env);
-  return current;
+  current_ = new EventLoopTimeout(env);
+  return current_;
 }
 
 EventLoopTimeout* EventLoopTimeout::Find(Environment* env) {
-  return current != nullptr && current->env_ == env ? current : nullptr;
+  return current_ != nullptr && current_->env_ == env ? current_ : nullptr;
 }
 
-void EventLoopTimeout::RestartOutermostCallback(Environment* env) {
-  if (current == nullptr || current->env_ != env ||
+void EventLoopTimeout::RestartOutermostCallbackSlow(Environment* env) {
+  if (current_->env_ != env ||
       env->async_callback_scope_depth() != 1) {
     return;
   }
-  TimeoutWatchdog* watchdog = &current->watchdog_;
+  TimeoutWatchdog* watchdog = &current_->watchdog_;
   if (watchdog->callback_id() & 1) watchdog->BeginCallback();
 }
 
@@ -111,8 +107,8 @@ void EventLoopTimeout::Cleanup(void* data) {
   self->error_prototype_.Reset();
   self->publish_.Reset();
   self->fields_store_.reset();
-  CHECK_EQ(current, self);
-  current = nullptr;
+  CHECK_EQ(current_, self);
+  current_ = nullptr;
   self->Release();
 }
 

@@ -50,8 +50,11 @@ class EventLoopTimeout final : public v8::TimeoutInterrupt::Delegate {
   // has returned. What its scope still runs (async_hooks' after, microtasks,
   // ticks) is timed afresh as a new callback, so a timeout that fires from
   // now on for the old one is stale (Check() drops it) and never thrown into
-  // Node's own code. A no-op between callbacks and without a watchdog.
-  static void RestartOutermostCallback(Environment* env);
+  // Node's own code. A no-op between callbacks and without a watchdog;
+  // inline: a test of a thread-local word on every callback.
+  static void RestartOutermostCallback(Environment* env) {
+    if (current_ != nullptr) RestartOutermostCallbackSlow(env);
+  }
 
   EventLoopTimeout(const EventLoopTimeout&) = delete;
   EventLoopTimeout& operator=(const EventLoopTimeout&) = delete;
@@ -118,6 +121,13 @@ class EventLoopTimeout final : public v8::TimeoutInterrupt::Delegate {
                                    uint64_t epoch) override;
 
  private:
+  static void RestartOutermostCallbackSlow(Environment* env);
+
+  // The thread's instance. One per Environment: Environments are keyed by
+  // their isolate in V8's table, and Node runs one Environment per isolate
+  // (a thread). Constant-initialised: read without a TLS wrapper call.
+  static inline thread_local EventLoopTimeout* current_ = nullptr;
+
   explicit EventLoopTimeout(Environment* env);
   ~EventLoopTimeout() override;
 

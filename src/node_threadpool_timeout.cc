@@ -54,6 +54,10 @@ struct AbandonedTask {
   uv_buf_t managed;  // Environment::release_managed_buffer() at reclaim
   BaseObject* held;  // held strongly by `object` (see HoldFor())
   bool orphaned;
+  // The memory of the Buffers an abandoned fs read or write uses
+  // (FSReqBase::PinnedBuffers()): a detach after the TimeoutError cannot
+  // free it.
+  std::vector<std::shared_ptr<v8::BackingStore>> pinned;
 };
 
 // A kept object may itself hold another BaseObject strongly: an FSReqBase
@@ -103,6 +107,10 @@ static void OnEnvironmentCleanup(void* arg) {
     object->realm()->UntrackBaseObject(object);
     new BaseObjectPtr<AsyncWrap>(std::move(task->object));
   }
+  // Leaked with it: the read may still fill them after the isolate went.
+  if (!task->pinned.empty())
+    new std::vector<std::shared_ptr<v8::BackingStore>>(
+        std::move(task->pinned));
 }
 
 // On the loop thread, once the abandoned work has returned.
@@ -464,7 +472,8 @@ static bool Keep(Environment* env,
                  void* data,
                  uv_fs_t* fs_req,
                  uv_buf_t managed,
-                 BaseObject* held) {
+                 BaseObject* held,
+                 fs::FSReqBase* pinning) {
   AbandonedTask* task = new AbandonedTask{env,
                                           BaseObjectPtr<AsyncWrap>(object),
                                           release,
@@ -472,7 +481,9 @@ static bool Keep(Environment* env,
                                           fs_req,
                                           managed,
                                           held,
-                                          false};
+                                          false,
+                                          {}};
+  if (pinning != nullptr) task->pinned = pinning->PinnedBuffers();
   // Only valid inside the done callback of a task that timed out.
   if (uv_threadpool_on_reclaim(OnTaskReclaimed, task) != 0) {
     task->object.reset();
@@ -495,6 +506,7 @@ bool ThreadPoolTimeout::KeepUntilReclaimed(Environment* env,
             data,
             nullptr,
             uv_buf_init(nullptr, 0),
+            nullptr,
             nullptr))
     return false;
   Publish(env, object, event, false);
@@ -505,12 +517,14 @@ static bool KeepFs(AsyncWrap* wrap,
                    uv_fs_t* req,
                    const char* syscall,
                    uv_buf_t managed,
-                   BaseObject* held) {
+                   BaseObject* held,
+                   fs::FSReqBase* pinning) {
   if (!ThreadPoolTimeout::IsTimeout(req->result)) return false;
   const bool marked = marked_request == req;
   marked_request = nullptr;
   Environment* env = wrap->env();
-  if (!Keep(env, wrap, nullptr, nullptr, req, managed, held)) return false;
+  if (!Keep(env, wrap, nullptr, nullptr, req, managed, held, pinning))
+    return false;
   // req->path is libuv's copy: the abandoned work only reads it.
   Publish(env,
           wrap,
@@ -524,14 +538,18 @@ bool ThreadPoolTimeout::KeepFsRequest(AsyncWrap* wrap,
                                       uv_fs_t* req,
                                       const char* syscall,
                                       uv_buf_t managed) {
-  return KeepFs(wrap, req, syscall, managed, nullptr);
+  return KeepFs(wrap, req, syscall, managed, nullptr, nullptr);
 }
 
 bool ThreadPoolTimeout::KeepFsRequest(fs::FSReqBase* wrap,
                                       uv_fs_t* req,
                                       const char* syscall) {
-  return KeepFs(
-      wrap, req, syscall, uv_buf_init(nullptr, 0), wrap->binding_data());
+  return KeepFs(wrap,
+                req,
+                syscall,
+                uv_buf_init(nullptr, 0),
+                wrap->binding_data(),
+                wrap);
 }
 
 void ThreadPoolTimeout::CompleteRefusedLater(AsyncWrap* wrap,

@@ -204,7 +204,9 @@ class ThreadPoolTimeout final {
                             const char* syscall,
                             uv_buf_t managed = uv_buf_init(nullptr, 0));
   // The same for an FSReqBase (FSReqAfterScope), which also holds its realm's
-  // fs BindingData: if the Environment goes first, that is kept too.
+  // fs BindingData: if the Environment goes first, that is kept too. The
+  // backing stores of the Buffers it reads into or writes from
+  // (FSReqBase::PinnedBuffers()) are pinned until reclaim.
   static bool KeepFsRequest(fs::FSReqBase* wrap,
                             uv_fs_t* req,
                             const char* syscall);

@@ -216,7 +216,7 @@ static int uv__tpm_wd_state;          /* 0: not started, 1: running, 2: stop */
 static _Atomic uint64_t uv__tpm_wd_next = (uint64_t) -1;
 static struct uv__queue uv__tpm_slots;
 static struct uv__queue uv__tpm_zombies;
-static _Atomic uint64_t uv__tpm_default_ms;
+_Atomic uint64_t uv__tpm_default_ms;
 static uint64_t uv__tpm_extended;
 static uint64_t uv__tpm_stopped;      /* timed out, returned in the grace */
 static uint64_t uv__tpm_late;         /* committed in the grace: completed */
@@ -238,9 +238,7 @@ static _Thread_local struct uv__tpm_slot* uv__tpm_slot;
 _Thread_local _Atomic int* uv__tpm_current_stop;
 static _Thread_local struct uv__tpm_task* uv__tpm_delivering;
 static _Thread_local const struct uv__tpm_opts* uv__tpm_next;
-/* The budget of the fs and DNS requests this thread submits: 0 (none) until
- * it opts in with uv_threadpool_set_thread_timeout(). */
-static _Thread_local uint64_t uv__tpm_thread_ms;
+_Thread_local uint64_t uv__tpm_thread_ms;  /* see threadpool-manager.h */
 /* The tag of the timed requests this thread submits (report callback). */
 static _Thread_local void* uv__tpm_thread_tag;
 
@@ -402,21 +400,6 @@ static void uv__tpm_activate(void) {
   uv__hangman_init_limit();
   (void) uv_threadpool_get_interrupt_signal();
   atomic_store_explicit(&uv__tpm_active, 1, memory_order_relaxed);
-}
-
-
-static uint64_t uv__tpm_budget_ms(void) {
-  uint64_t ms;
-
-  ms = uv__tpm_thread_ms;
-  if (ms == UV_THREADPOOL_TIMEOUT_DEFAULT)
-    ms = atomic_load_explicit(&uv__tpm_default_ms, memory_order_relaxed);
-  return ms;
-}
-
-
-int uv__tpm_budget_set(void) {
-  return uv__tpm_enabled() && uv__tpm_budget_ms() != 0;
 }
 
 
@@ -926,6 +909,15 @@ static int uv__tpm_finish(struct uv__tpm_slot* s, struct uv__tpm_task* t) {
   int disposition;
 
   idle = UV__SLOT_WORD(s->seq, UV__SLOT_IDLE);
+  /* Work that committed its result (every fs call does): only this thread
+   * changes a COMMITTED slot, and the commit's exchange already ordered the
+   * watchdog's accesses to the task before it. No locked instruction. */
+  word = atomic_load_explicit(&s->word, memory_order_relaxed);
+  if (word == UV__SLOT_WORD(s->seq, UV__SLOT_COMMITTED)) {
+    atomic_store_explicit(&s->word, idle, memory_order_release);
+    return UV__TPM_DELIVER;
+  }
+
   word = UV__SLOT_WORD(s->seq, UV__SLOT_RUNNING);
   if (atomic_compare_exchange_strong_explicit(&s->word,
                                               &word,

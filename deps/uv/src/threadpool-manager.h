@@ -59,6 +59,26 @@ extern uv_mutex_t uv__tpm_mutex;
 #define uv__tpm_enabled()                                                     \
   atomic_load_explicit(&uv__tpm_active, memory_order_relaxed)
 
+/* The pool's budget (uv_threadpool_set_timeout()), and that of the fs and
+ * DNS requests the calling thread submits: 0 (none) until it opts in with
+ * uv_threadpool_set_thread_timeout(). Inline: read on every submission. */
+extern _Atomic uint64_t uv__tpm_default_ms;
+extern _Thread_local uint64_t uv__tpm_thread_ms;
+
+static inline uint64_t uv__tpm_budget_ms(void) {
+  uint64_t ms;
+
+  ms = uv__tpm_thread_ms;
+  if (ms == UV_THREADPOOL_TIMEOUT_DEFAULT)
+    ms = atomic_load_explicit(&uv__tpm_default_ms, memory_order_relaxed);
+  return ms;
+}
+
+/* Whether an fs or DNS request submitted now would be timed. */
+static inline int uv__tpm_budget_set(void) {
+  return uv__tpm_enabled() && uv__tpm_budget_ms() != 0;
+}
+
 static inline int uv__tpm_disposition(void) {
   int d;
 
@@ -79,7 +99,6 @@ void uv__tpm_init(void);
 struct uv__work* uv__tpm_wrap(struct uv__work* w, enum uv__work_kind kind);
 struct uv__work* uv__tpm_cancel_target(struct uv__work* w);
 int uv__tpm_stopping(void);
-int uv__tpm_budget_set(void);
 int uv__tpm_commit_work(struct uv__work* w);
 void uv__tpm_on_reclaim_internal(struct uv__work* w,
                                  void (*cb)(struct uv__work* w));
