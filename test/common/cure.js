@@ -204,6 +204,75 @@ function runBesideHungMount(filename, budget, helperArgs = []) {
   assert.strictEqual(child.status, 0, `${child.stderr}\nsignal ${child.signal}`);
 }
 
+// A test of a read abandoned past its budget, `filename`: run as a child
+// ('child' and the path of a new FIFO as its arguments) with --expose-gc and
+// --threadpool-timeout=50, without the interrupt signal
+// (UV_THREADPOOL_INTERRUPT_SIGNAL=0: a read of the FIFO stays blocked past
+// its grace period, and is abandoned), where it calls child(fifo); checks
+// that the promise child() returns resolves. Skips without FIFOs.
+function runWithAbandonedFifoRead(filename, child) {
+  if (process.argv[2] === 'child') {
+    child(process.argv[3]).then(common.mustCall(() => console.log('done')));
+    return;
+  }
+  if (common.isWindows) common.skip('FIFOs are POSIX only');
+  const tmpdir = require('./tmpdir');
+  tmpdir.refresh();
+  const fifo = tmpdir.resolve('fifo');
+  if (spawnSync('mkfifo', [fifo]).status !== 0) common.skip('no mkfifo');
+  const result = spawnSync(
+    process.execPath,
+    ['--expose-gc', '--threadpool-timeout=50', filename, 'child', fifo],
+    {
+      encoding: 'utf8',
+      timeout: 60000,
+      env: { ...process.env, UV_THREADPOOL_INTERRUPT_SIGNAL: '0' },
+    });
+  assert.strictEqual(result.error, undefined, `${result.error}`);
+  assert.strictEqual(result.status, 0,
+                     `stdout: ${result.stdout}\nstderr: ${result.stderr}`);
+  assert.strictEqual(result.stdout.trim(), 'done');
+}
+
+// In such a child: opens the FIFO as a FileHandle and checks that
+// read(filehandle), a read of it, is abandoned (a TimeoutError whose
+// outcome is 'unknown'). Resolves with the FileHandle.
+async function abandonFifoRead(fifo, read) {
+  const fh = await require('fs').promises.open(fifo, 'r+');
+  await assert.rejects(read(fh), {
+    name: 'TimeoutError',
+    code: 'ERR_THREADPOOL_TIMEOUT',
+    outcome: 'unknown',
+  });
+  return fh;
+}
+
+// Then, once the Buffers of that read should be garbage: runs GC, allocates fresh Buffers of `size`
+// (they would take the memory of freed ones), then writes `size * count`
+// bytes of 0x61 for the read, waits until its thread ended, checks that
+// none of them reached a fresh Buffer (under `make test-asan` a
+// use-after-free would also be reported), and closes `fh`.
+async function checkLateReadLandsInItsBuffers(fh, size, count) {
+  const { getThreadpoolStats } = require('node:cure');
+  const { setImmediate: immediate } = require('timers/promises');
+  for (let i = 0; i < 4; i++) {
+    globalThis.gc();
+    await immediate();
+  }
+  const fresh = [];
+  for (let i = 0; i < 64; i++) fresh.push(Buffer.alloc(size, 1));
+
+  require('fs').writeSync(fh.fd, Buffer.alloc(size * count, 0x61));
+  // Its thread is reaped once the read returned.
+  while (getThreadpoolStats().abandonedLive !== 0) await immediate();
+
+  for (const b of fresh) {
+    assert.strictEqual(b.indexOf(0x61), -1, 'a late read wrote into freed ' +
+                       'memory that a new Buffer now uses');
+  }
+  await fh.close();
+}
+
 // Calls then() once no abandoned thread is left. There is no event for a
 // thread's end: polls node:cure's abandonedLive counter.
 function awaitNoAbandonedThread(then) {
@@ -213,9 +282,12 @@ function awaitNoAbandonedThread(then) {
 }
 
 module.exports = {
+  abandonFifoRead,
   assertInterrupted,
   awaitNoAbandonedThread,
+  checkLateReadLandsInItsBuffers,
   runBesideHungMount,
+  runWithAbandonedFifoRead,
   runInStallingPool,
   deriveWithoutOptions,
   printWithoutOptions,
