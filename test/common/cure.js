@@ -273,6 +273,26 @@ async function checkLateReadLandsInItsBuffers(fh, size, count) {
   await fh.close();
 }
 
+// The top of a test of a hung mount: in the parent, runs the test's file as
+// a child beside the mount (runBesideHungMount()) and returns null, after
+// which the test returns; in the child, returns the mount's path (`mnt`)
+// and release(), which makes the FUSE daemon answer everything and go.
+function hungMountInChild(filename, budget, helperArgs = []) {
+  if (process.argv[2] !== 'child') {
+    runBesideHungMount(filename, budget, helperArgs);
+    return null;
+  }
+  const mnt = process.env.NODECURE_HUNG_MOUNT;
+  const ctl = Number(process.env.NODECURE_HUNG_MOUNT_CTL);
+  assert.ok(mnt && ctl > 2);
+  return { mnt, release: () => require('fs').writeSync(ctl, 'release\n') };
+}
+
+// How many fds the process has open (Linux).
+function openFdCount() {
+  return require('fs').readdirSync('/proc/self/fd').length;
+}
+
 // Calls then() once no abandoned thread is left. There is no event for a
 // thread's end: polls node:cure's abandonedLive counter.
 function awaitNoAbandonedThread(then) {
@@ -286,6 +306,8 @@ module.exports = {
   assertInterrupted,
   awaitNoAbandonedThread,
   checkLateReadLandsInItsBuffers,
+  hungMountInChild,
+  openFdCount,
   runBesideHungMount,
   runWithAbandonedFifoRead,
   runInStallingPool,

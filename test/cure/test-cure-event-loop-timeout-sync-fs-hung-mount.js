@@ -15,19 +15,15 @@ const path = require('path');
 
 const T = 200;
 
-if (process.argv[2] !== 'child') {
-  require('../common/cure').runBesideHungMount(__filename, T);
-  return;
-}
-
-const cure = require('node:cure');
 const {
-  assertInterrupted, awaitNoAbandonedThread, runEachInACallback,
+  assertInterrupted, awaitNoAbandonedThread, hungMountInChild,
+  runEachInACallback,
 } = require('../common/cure');
 
-const mnt = process.env.NODECURE_HUNG_MOUNT;
-const ctl = Number(process.env.NODECURE_HUNG_MOUNT_CTL);
-assert.ok(mnt && ctl > 2);
+const mount = hungMountInChild(__filename, T);
+if (mount === null) return;
+const cure = require('node:cure');
+const { mnt } = mount;
 
 const onTheMount = [
   ['statSync', () => fs.statSync(mnt)],
@@ -80,7 +76,7 @@ runEachInACallback([
   () => {
     // The daemon goes away: the stuck call returns and its thread ends;
     // the mount point is an empty directory again.
-    fs.writeSync(ctl, 'release\n');
+    mount.release();
     awaitNoAbandonedThread(common.mustCall(() => {
       assert.ok(fs.statSync(mnt).isDirectory());
       assert.deepStrictEqual(fs.readdirSync(mnt), []);

@@ -14,20 +14,16 @@ const path = require('path');
 
 const T = 200;
 
-if (process.argv[2] !== 'child') {
-  require('../common/cure').runBesideHungMount(__filename, T, ['--stall-reads']);
-  return;
-}
-
-const cure = require('node:cure');
 const {
-  assertInterrupted, awaitNoAbandonedThread, runEachInACallback,
+  assertInterrupted, awaitNoAbandonedThread, hungMountInChild,
+  openFdCount, runEachInACallback,
 } = require('../common/cure');
 
-const mnt = process.env.NODECURE_HUNG_MOUNT;
-const ctl = Number(process.env.NODECURE_HUNG_MOUNT_CTL);
+const mount = hungMountInChild(__filename, T, ['--stall-reads']);
+if (mount === null) return;
+const cure = require('node:cure');
+const { mnt } = mount;
 const report = path.join(mnt, 'report.txt');
-const fdCount = () => fs.readdirSync('/proc/self/fd').length;
 
 let fds;
 runEachInACallback([
@@ -42,14 +38,14 @@ runEachInACallback([
     assert.strictEqual(cure.getThreadpoolStats().hopped, before + 5);
   },
   () => {
-    fds = fdCount();
+    fds = openFdCount();
     const before = cure.getThreadpoolStats();
     assertInterrupted('readFileSync', () => fs.readFileSync(report), T);
     const after = cure.getThreadpoolStats();
     assert.strictEqual(after.abandoned, before.abandoned + 1);
     assert.strictEqual(after.abandonedLive, 1);
     // readFileSync() closed its fd on the way out.
-    assert.strictEqual(fdCount(), fds);
+    assert.strictEqual(openFdCount(), fds);
   },
   () => {
     // Stuck: at once, no new thread.
@@ -59,9 +55,9 @@ runEachInACallback([
     assert.strictEqual(cure.getThreadpoolStats().abandoned, before.abandoned);
   },
   () => {
-    fs.writeSync(ctl, 'release\n');
+    mount.release();
     awaitNoAbandonedThread(common.mustCall(() => {
-      assert.strictEqual(fdCount(), fds);
+      assert.strictEqual(openFdCount(), fds);
     }));
   },
 ]);

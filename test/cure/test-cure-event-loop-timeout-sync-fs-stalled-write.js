@@ -16,26 +16,22 @@ const path = require('path');
 
 const T = 200;
 
-if (process.argv[2] !== 'child') {
-  require('../common/cure').runBesideHungMount(__filename, T, ['--stall-reads']);
-  return;
-}
-
-const cure = require('node:cure');
 const {
-  assertInterrupted, awaitNoAbandonedThread, runEachInACallback,
+  assertInterrupted, awaitNoAbandonedThread, hungMountInChild,
+  openFdCount, runEachInACallback,
 } = require('../common/cure');
 
-const mnt = process.env.NODECURE_HUNG_MOUNT;
-const ctl = Number(process.env.NODECURE_HUNG_MOUNT_CTL);
+const mount = hungMountInChild(__filename, T, ['--stall-reads']);
+if (mount === null) return;
+const cure = require('node:cure');
+const { mnt } = mount;
 const log = path.join(mnt, 'log.txt');
-const fdCount = () => fs.readdirSync('/proc/self/fd').length;
 
 let fds;
 let fd;
 runEachInACallback([
   () => {
-    fds = fdCount();
+    fds = openFdCount();
     // Opens for writing hop, creating ones too (every name exists here).
     const before = cure.getThreadpoolStats().hopped;
     fs.closeSync(fs.openSync(log, 'a'));
@@ -63,7 +59,7 @@ runEachInACallback([
     // The hop writes from a copy: the caller may reuse its Buffer.
     data.fill(0);
     // The caller's fd, and the executor's duplicate until the write returns.
-    assert.strictEqual(fdCount(), fds + 2);
+    assert.strictEqual(openFdCount(), fds + 2);
   },
   () => {
     // Stuck: at once, no new thread; nothing ran, nothing lands.
@@ -79,15 +75,15 @@ runEachInACallback([
     // The daemon goes away: the write returns (ENOTCONN), its thread ends
     // and closes its duplicate. (A close before that would wait for the
     // write: FUSE's flush takes the inode's lock, which the write holds.)
-    fs.writeSync(ctl, 'release\n');
+    mount.release();
     awaitNoAbandonedThread(common.mustCall(() => {
-      assert.strictEqual(fdCount(), fds + 1);
+      assert.strictEqual(openFdCount(), fds + 1);
       try {
         fs.closeSync(fd);
       } catch (err) {
         assert.strictEqual(err.code, 'ENOTCONN');  // the flush's answer
       }
-      assert.strictEqual(fdCount(), fds);
+      assert.strictEqual(openFdCount(), fds);
     }));
   },
 ]);
