@@ -26,8 +26,20 @@
 
 PYTHON ?= python3
 JOBS ?= $(shell nproc)
-TREE := build/node
-BASE := build/baseline
+# The upstream line: 22, or 24 (./configure --base=24), which is built beside
+# it in build-24/ and linked as ./node24 and ./node24-baseline until it
+# passes everything (doc/contributing/rebasing.md).
+NODE_BASE ?= 22
+export NODECURE_BASE := $(NODE_BASE)
+ifeq ($(NODE_BASE),22)
+BUILDDIR := build
+NODE_LINK := node
+else
+BUILDDIR := build-$(NODE_BASE)
+NODE_LINK := node$(NODE_BASE)
+endif
+TREE := $(BUILDDIR)/node
+BASE := $(BUILDDIR)/baseline
 OUTDIR := out/Release
 
 # One compile environment for every clone: ccache keyed relative to the
@@ -53,8 +65,8 @@ export CCACHE_MAXSIZE ?= 25G
 all: node
 
 $(TREE)/config.gypi:
-	@echo "nodecure: build/node is not configured; running ./configure" >&2
-	./configure
+	@echo "nodecure: $(TREE) is not configured; running ./configure" >&2
+	./configure --base=$(NODE_BASE)
 
 # Our new files change often: copy the changed ones into the tree.
 overlay: $(TREE)/config.gypi
@@ -62,14 +74,14 @@ overlay: $(TREE)/config.gypi
 
 node: overlay
 	$(MAKE) -C $(TREE)/out BUILDTYPE=Release -j$(JOBS) node
-	ln -fs $(TREE)/$(OUTDIR)/node node
+	ln -fs $(TREE)/$(OUTDIR)/node $(NODE_LINK)
 
 $(BASE)/config.gypi:
-	./configure --baseline
+	./configure --base=$(NODE_BASE) --baseline
 
 baseline: $(BASE)/config.gypi
 	$(MAKE) -C $(BASE)/out BUILDTYPE=Release -j$(JOBS) node
-	ln -fs $(BASE)/$(OUTDIR)/node node-baseline
+	ln -fs $(BASE)/$(OUTDIR)/node $(NODE_LINK)-baseline
 
 test: node
 	$(PYTHON) tools/nodecure/test.py

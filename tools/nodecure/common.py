@@ -7,7 +7,21 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-BUILD = ROOT / 'build'
+
+# The upstream line a build is made from: Node 22 (the default) or Node 24
+# (./configure --base=24, make NODE_BASE=24), which is built beside it in
+# build-24/ from the queue in patches/24/ until it passes everything
+# (doc/contributing/rebasing.md). NODECURE_BASE carries the choice to every
+# script.
+BASES = ('22', '24')
+BASE = os.environ.get('NODECURE_BASE') or '22'
+if BASE not in BASES:
+  sys.exit('nodecure: error: NODECURE_BASE=%s: the bases are %s' %
+           (BASE, ', '.join(BASES)))
+BUILD = ROOT / ('build' if BASE == '22' else 'build-' + BASE)
+# The patch queue of this base: patches/<layer>/ for 22, patches/24/<layer>/
+# for 24 (a layer both share is a symbolic link there).
+PATCHES = ROOT / 'patches' if BASE == '22' else ROOT / 'patches' / BASE
 CACHE = Path(os.environ.get('NODECURE_CACHE',
                             Path.home() / '.cache' / 'nodecure'))
 # Our machines keep copies of inputs that may leave the archive in
@@ -105,4 +119,4 @@ def tree_key():
   """Identifies the patch queue applied to build/node (configure records
   the upstream source it was unpacked from beside it, so that an update of
   another input, c-ares say, does not re-apply the queue)."""
-  return patches_digest([ROOT / 'patches' / l for l in LAYERS])
+  return patches_digest([PATCHES / l for l in LAYERS])

@@ -26,6 +26,20 @@ import sys
 import tempfile
 from pathlib import Path
 
+
+def base_from_argv(argv):
+  """--base=N (or --base N) sets NODECURE_BASE, which the modules below
+  read when they are imported."""
+  for i, arg in enumerate(argv):
+    if arg.startswith('--base='):
+      return arg.split('=', 1)[1]
+    if arg == '--base' and i + 1 < len(argv):
+      return argv[i + 1]
+  return None
+
+
+if base_from_argv(sys.argv[1:]):
+  os.environ['NODECURE_BASE'] = base_from_argv(sys.argv[1:])
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import inputs  # noqa: E402
 import common  # noqa: E402
@@ -104,7 +118,8 @@ def record_inputs(tree, upstream):
       '\n'.join(lines) + '\n')
   (BUILD / 'inputs.json').write_text(json.dumps(
       {'source': upstream['kind'], 'versions': versions}, indent=2) + '\n')
-  log('inputs: %s (build/inputs.txt)' % ', '.join(used))
+  log('inputs: %s (%s)' % (', '.join(used),
+                           (BUILD / 'inputs.txt').relative_to(ROOT)))
 
 
 # ---------------------------------------------------------------------------
@@ -115,6 +130,10 @@ def debian_source():
   # The tree's first commit holds the bundled npm inputs too.
   h = hashlib.sha256(list(inputs.DEBIAN['nodejs']['files'].values())[0]
                      .encode())
+  if common.BASE == '24':
+    # and what it takes from Node 22's tree and simdutf's source.
+    for name in ('nodejs-22', 'simdutf'):
+      h.update(list(inputs.DEBIAN[name]['files'].values())[0].encode())
   h.update(repr((sorted(inputs.NPM.items()),
                  sorted(inputs.NPM_TOOLS.items()))).encode())
   return {'kind': 'debian', 'path': tarball, 'name': tarball.name,
@@ -126,6 +145,10 @@ def debian_source():
 def official_source(path, shasums):
   """Upstream's release tarball, checked against the sha256 inputs.py pins
   and, when it is at hand, against upstream's SHASUMS256.txt."""
+  if not inputs.NODE_TARBALL:
+    die('--node-tarball: no release tarball of Node %s is pinned '
+        '(tools/nodecure/inputs_%s.py NODE_TARBALL); build from Debian\'s '
+        'source instead' % (inputs.NODE_VERSION, common.BASE))
   (name, digest), = inputs.NODE_TARBALL.items()
   path = Path(path).resolve()
   if not path.is_file():
@@ -236,16 +259,21 @@ def build_simdutf():
 
 def build_ada():
   d = DEPS / 'ada'
+  # Node 22: the ada 2.9.2 component of Debian's nodejs 20; Node 24: Debian's
+  # ada-url 3.4.4.
+  name, kind, version = (('ada-url', '.orig.tar', '3.4.4')
+                         if common.BASE == '24' else
+                         ('nodejs-20', '.orig-ada.tar', '2.9.2'))
   # The tarball, not the revision that lists it: revisions come and go.
-  key = list(inputs.DEBIAN['nodejs-20']['files'].values())[0] + ':' + \
-      common.patches_digest([ROOT / 'patches' / 'ada'])
+  key = list(inputs.DEBIAN[name]['files'].values())[0] + ':' + \
+      common.patches_digest([common.PATCHES / 'ada'])
   if stamp_ok(d, key):
     return
-  log('deps: ada 2.9.2')
+  log('deps: ada %s' % version)
   shutil.rmtree(d, ignore_errors=True)
   src = d / 'src'
-  unpack(debian_file('nodejs-20', '.orig-ada.tar'), src)
-  for p in common.series(ROOT / 'patches' / 'ada'):
+  unpack(debian_file(name, kind), src)
+  for p in common.series(common.PATCHES / 'ada'):
     run(['patch', '-s', '-p1', '-d', str(src), '-i', str(p)])
   cmake_static(src, d, ['-DADA_TESTING=OFF', '-DADA_TOOLS=OFF',
                         '-DADA_BENCHMARKS=OFF'])
@@ -268,14 +296,14 @@ def compile_static(name, sources, includes, lib, std):
 def build_simdjson():
   d = DEPS / 'simdjson'
   key = inputs.NPM['@nozbe/simdjson'][0] + ':' + \
-      common.patches_digest([ROOT / 'patches' / 'simdjson'])
+      common.patches_digest([common.PATCHES / 'simdjson'])
   if stamp_ok(d, key):
     return
   log('deps: simdjson %s' % key)
   shutil.rmtree(d, ignore_errors=True)
   src = d / 'src'
   unpack(npm_tgz('@nozbe/simdjson'), src)
-  for p in common.series(ROOT / 'patches' / 'simdjson'):
+  for p in common.series(common.PATCHES / 'simdjson'):
     run(['patch', '-s', '-p1', '-d', str(src), '-i', str(p)])
   (d / 'include').mkdir()
   shutil.copy(src / 'src' / 'simdjson.h', d / 'include' / 'simdjson.h')
@@ -312,7 +340,7 @@ def build_llhttp():
 def build_icu():
   d = DEPS / 'icu'
   key = inputs.DEBIAN['icu']['version'] + ':' + \
-      common.patches_digest([ROOT / 'patches' / 'icu'])
+      common.patches_digest([common.PATCHES / 'icu'])
   if stamp_ok(d, key):
     return
   log('deps: icu %s source' % key)
@@ -324,7 +352,7 @@ def build_icu():
   apply_debian_series(d / 'icu', debian_file('icu', '.debian.tar'))
   # Ours (patches/icu), used by both builds: without the callbacks that
   # nodecure's V8 sets, ICU behaves as upstream.
-  for p in common.series(ROOT / 'patches' / 'icu'):
+  for p in common.series(common.PATCHES / 'icu'):
     run(['patch', '-s', '-p1', '-d', str(d / 'icu'), '-i', str(p)])
   write_stamp(d, key)
 
@@ -332,7 +360,9 @@ def build_icu():
 def build_deps():
   DEPS.mkdir(parents=True, exist_ok=True)
   build_cares()
-  build_simdutf()
+  # Node 24 compiles simdutf as V8's third_party/simdutf (add_from_22()).
+  if common.BASE == '22':
+    build_simdutf()
   build_ada()
   build_simdjson()
   build_llhttp()
@@ -370,11 +400,50 @@ def bundle(name, tools, args, tree, output, extra_deps=()):
     shutil.copy(pkg / outfile.split('=', 1)[1], output)
 
 
+# What Node 24 takes from Node 22.22.2's tree (inputs_24.SHARED).
+FROM_22 = ['deps/uv', 'deps/googletest', 'deps/histogram',
+           'tools/inspector_protocol/jinja2',
+           'tools/inspector_protocol/markupsafe',
+           'deps/v8/third_party/jinja2', 'deps/v8/third_party/markupsafe']
+
+
+def add_from_22(tree):
+  """Node 24: what Debian's 24 tree leaves out but its 22 tree carries, and
+  simdutf amalgamated into V8's third_party/simdutf, as upstream lays it
+  out (V8's simdutf target builds it; Node 24 has no other copy)."""
+  with tempfile.TemporaryDirectory() as tmp:
+    top = 'node-v22.22.2'
+    run(['tar', '-xf', str(debian_file('nodejs-22', '.orig.tar')), '-C', tmp] +
+        ['%s/%s' % (top, p) for p in FROM_22])
+    for p in FROM_22:
+      shutil.rmtree(tree / p, ignore_errors=True)
+      shutil.copytree(Path(tmp, top, p), tree / p, symlinks=True)
+  with tempfile.TemporaryDirectory() as tmp:
+    src = Path(tmp, 'simdutf')
+    unpack(debian_file('simdutf', '.orig.tar'), src)
+    out = tree / 'deps' / 'v8' / 'third_party' / 'simdutf'
+    out.mkdir(parents=True, exist_ok=True)
+    run([sys.executable, str(src / 'singleheader' / 'amalgamate.py'),
+         '--no-zip', '--no-readme', '--output-dir', str(out)], quiet=True)
+    version = upstream_version(inputs.DEBIAN['simdutf']['version'])
+    for name in ('simdutf.h', 'simdutf.cpp'):
+      # The generator stamps the time of day: every configure would change
+      # a header most of V8 includes, and miss ccache.
+      f = out / name
+      f.write_text(re.sub(r'/\* auto-generated on .*? \*/',
+                          '/* auto-generated from simdutf %s. Do not edit! */'
+                          % version, f.read_text()))
+    shutil.copy(src / 'LICENSE-MIT', out / 'LICENSE-MIT')
+
+
 def add_bundled_inputs(tree):
   """What Debian's +dfsg tarball leaves out and Node's build needs."""
   npm_unpack('acorn', tree / 'deps' / 'acorn' / 'acorn')
   npm_unpack('acorn-walk', tree / 'deps' / 'acorn' / 'acorn-walk')
-  npm_unpack('cjs-module-lexer', tree / 'deps' / 'cjs-module-lexer')
+  if common.BASE == '22':
+    npm_unpack('cjs-module-lexer', tree / 'deps' / 'cjs-module-lexer')
+  else:
+    add_from_22(tree)
   npm_unpack('amaro', tree / 'deps' / 'amaro')
   bundle('undici', inputs.NPM_TOOLS['undici'],
          ['index-fetch.js', '--bundle', '--platform=node',
@@ -428,7 +497,7 @@ def patch_bundled_deps(tree):
       'ada': 'new URL() of a long internationalised host stays quadratic',
   }
   for layer, args in targets.items():
-    for p in common.series(ROOT / 'patches' / layer):
+    for p in common.series(common.PATCHES / layer):
       dry = subprocess.run(['patch', '--dry-run', '-s', '-f'] + args +
                            ['-i', str(p)], stdout=subprocess.DEVNULL,
                            stderr=subprocess.DEVNULL)
@@ -478,7 +547,7 @@ def create_tree(tree, upstream):
 
 def apply_layer(tree, layer):
   env = dict(os.environ, **GIT_ENV)
-  for p in common.series(ROOT / 'patches' / layer):
+  for p in common.series(common.PATCHES / layer):
     r = git(tree, 'am', '-q', '--keep-cr', '--committer-date-is-author-date',
             str(p), env=env, check=False)
     if r.returncode:
@@ -603,9 +672,11 @@ def upstream_configure(tree, upstream, extra):
     # release tarball's bundled ones (and its full ICU) are used as they are.
     flags += ['--with-icu-source=%s' % (DEPS / 'icu' / 'icu'),
               '--shared-http-parser-libname=llhttp']
-    for opt, d in (('cares', 'cares'), ('http-parser', 'llhttp'),
-                   ('simdutf', 'simdutf'), ('ada', 'ada'),
-                   ('simdjson', 'simdjson')):
+    shared = [('cares', 'cares'), ('http-parser', 'llhttp'),
+              ('simdutf', 'simdutf'), ('ada', 'ada'), ('simdjson', 'simdjson')]
+    if common.BASE == '24':
+      shared.remove(('simdutf', 'simdutf'))
+    for opt, d in shared:
       flags += ['--shared-' + opt,
                 '--shared-%s-includes=%s' % (opt, DEPS / d / 'include'),
                 '--shared-%s-libpath=%s' % (opt, DEPS / d / 'lib')]
@@ -618,6 +689,10 @@ def main():
   ap = argparse.ArgumentParser(
       prog='./configure',
       description='Prepare the nodecure build (see README.md).')
+  ap.add_argument('--base', choices=common.BASES, default=common.BASE,
+                  help='the upstream line to build: 22 (default) or 24, '
+                       'which is built in build-24/ from patches/24/ '
+                       '(then make NODE_BASE=24)')
   ap.add_argument('--baseline', action='store_true',
                   help='also prepare build/baseline: the same Node tree and '
                        'flags without our feature patches (make baseline)')
@@ -629,7 +704,7 @@ def main():
                   help='build from upstream\'s release tarball %s instead '
                        'of Debian\'s source package (checked by sha256; '
                        'default: $NODECURE_NODE_TARBALL)' %
-                       list(inputs.NODE_TARBALL)[0])
+                       (list(inputs.NODE_TARBALL) or ['(none for this base)'])[0])
   ap.add_argument('--node-shasums', metavar='PATH',
                   help='upstream\'s SHASUMS256.txt to check the tarball '
                        'against too (default: SHASUMS256.txt beside it, if '
@@ -664,7 +739,8 @@ def main():
   upstream_configure(tree, upstream, args.extra)
   if args.baseline:
     upstream_configure(BUILD / 'baseline', upstream, args.extra)
-  log('ready: run make')
+  log('ready: run make' + ('' if common.BASE == '22' else
+                          ' NODE_BASE=%s' % common.BASE))
 
 
 if __name__ == '__main__':

@@ -63,7 +63,7 @@ def main():
     by_layer[layer].append((slug(subject), patch))
 
   for layer, patches in by_layer.items():
-    d = ROOT / 'patches' / layer
+    d = common.PATCHES / layer
     names = [n for n, _ in patches]
     if len(set(names)) != len(names):
       die('two commits of layer %s have the same subject' % layer)

@@ -10,6 +10,9 @@ several revisions share one orig tarball): an entry's 'suite' and 'version'
 are where it was last seen, a hint, not a key.
 """
 
+import os
+from pathlib import Path
+
 NODE_VERSION = '22.22.2'
 
 # Upstream's own release tarball: the alternative to Debian's source package
@@ -233,3 +236,23 @@ HOST_HEADERS = {
     'brotli/decode.h': 'libbrotli-dev', 'nghttp2/nghttp2.h': 'libnghttp2-dev',
     'sqlite3.h': 'libsqlite3-dev', 'zstd.h': 'libzstd-dev',
 }
+
+# The file that defines each Debian entry (make update-inputs rewrites it).
+FILES = {name: Path(__file__) for name in list(DEBIAN) + list(DEBIAN_RELEASE)}
+
+# Node 24 (./configure --base=24): its tables (tools/nodecure/inputs_24.py)
+# replace those above, but for the entries it shares with Node 22.
+if os.environ.get('NODECURE_BASE') == '24':
+  import inputs_24
+  NODE_VERSION = inputs_24.NODE_VERSION
+  NODE_TARBALL = inputs_24.NODE_TARBALL
+  FILES = dict({n: Path(inputs_24.__file__) for n in inputs_24.DEBIAN},
+               **{n: FILES[n22] for n, n22 in inputs_24.SHARED.items()},
+               **{n: FILES[n] for n in DEBIAN_RELEASE})
+  DEBIAN = dict(inputs_24.DEBIAN,
+                **{n: dict(DEBIAN[n22], package=DEBIAN[n22].get('package', n22))
+                   for n, n22 in inputs_24.SHARED.items()})
+  NPM = inputs_24.NPM
+  NPM_DIST = inputs_24.NPM_DIST
+  NPM_TEST = inputs_24.NPM_TEST
+  NPM_TOOLS = inputs_24.NPM_TOOLS

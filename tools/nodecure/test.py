@@ -139,7 +139,7 @@ def deps(result):
   for d in (released, patched):
     d.mkdir(parents=True)
     run(['tar', '-xf', str(tarball), '-C', str(d), '--strip-components=1'])
-  for p in common.series(ROOT / 'patches' / 'ada'):
+  for p in common.series(common.PATCHES / 'ada'):
     run(['patch', '-s', '-p1', '-d', str(patched), '-i', str(p)])
   gtest = TREE / 'deps' / 'googletest'
   # patches/icu: the tree's patched ICU files, compiled here, before the

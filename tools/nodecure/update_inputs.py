@@ -27,9 +27,16 @@ from archive import compare_versions, upstream_version  # noqa: E402
 from common import CACHE, ROOT, die, log  # noqa: E402
 from fetch import debian_apt, download, verified  # noqa: E402
 
-INPUTS = ROOT / 'tools' / 'nodecure' / 'inputs.py'
 # The Debian inputs of ./configure and those of the release build.
 DEBIAN = dict(inputs.DEBIAN, **inputs.DEBIAN_RELEASE)
+# Where each is written: its file (inputs.py, or inputs_24.py for what only
+# Node 24 uses) and its name there (Node 24 names Node 22's tree
+# 'nodejs-22').
+FILES = inputs.FILES
+NAMES = {name: name for name in DEBIAN}
+if 'nodejs-22' in DEBIAN:
+  import inputs_24  # noqa: E402
+  NAMES.update(inputs_24.SHARED)
 
 
 def source_files(files):
@@ -116,9 +123,12 @@ def render(name, spec, opening):
 
 
 def rewrite(text, name, spec):
-  m = re.search(r"^(    %r: \{.*)\n(?:.*\n)*?    \},$" % name, text, re.M)
+  m = re.search(r"^(    %r: \{.*)\n(?:.*\n)*?    \},$" % NAMES[name], text,
+                re.M)
   if not m:
-    die('cannot find the entry %r in %s' % (name, INPUTS))
+    die('cannot find the entry %r in %s' % (NAMES[name], FILES[name]))
+  if NAMES[name] != name:
+    spec = {k: v for k, v in spec.items() if k != 'package'}
   return text[:m.start()] + render(name, spec, m.group(1)) + text[m.end():]
 
 
@@ -143,7 +153,7 @@ def main():
           (name, ', '.join(sorted(missing))))
   CACHE.mkdir(parents=True, exist_ok=True)
   apt = debian_apt()
-  text = INPUTS.read_text()
+  texts = {}
   changed = []
   for name in args.names or DEBIAN:
     spec = DEBIAN[name]
@@ -152,12 +162,15 @@ def main():
       log('update: %s: %s, unchanged' % (name, describe(spec)))
       continue
     log('update: %s: %s -> %s' % (name, describe(spec), describe(new)))
-    text = rewrite(text, name, new)
+    f = FILES[name]
+    texts[f] = rewrite(texts.get(f) or f.read_text(), name, new)
     changed.append(name)
+  for f, text in texts.items():
+    f.write_text(text)
   if changed:
-    INPUTS.write_text(text)
     log('update: rewrote %s (%s): run ./configure and make test, then '
-        'commit it' % (INPUTS.relative_to(ROOT), ', '.join(changed)))
+        'commit it' % (', '.join(str(f.relative_to(ROOT)) for f in texts),
+                       ', '.join(changed)))
 
 
 if __name__ == '__main__':
