@@ -65,6 +65,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import common  # noqa: E402
 from common import ROOT, BUILD, die, log, run  # noqa: E402
 
 SUITE = ROOT / 'benchmark' / 'cure' / 'macro'
@@ -982,9 +983,9 @@ def main():
                        '(off,on)')
   ap.add_argument('--on-flags', default=ON_FLAGS,
                   help='the flags of the "on" arm (%(default)s)')
-  ap.add_argument('--node', default=str(ROOT / 'node'),
+  ap.add_argument('--node', default=str(common.NODE_BIN),
                   help='the binary under test (./node)')
-  ap.add_argument('--baseline', default=str(ROOT / 'node-baseline'),
+  ap.add_argument('--baseline', default=str(common.BASELINE_BIN),
                   help='the unpatched twin (./node-baseline)')
   ap.add_argument('--loadgen',
                   help='the binary that runs the load generator and the '
@@ -1074,8 +1075,8 @@ def main():
   baseline = which_node(args.baseline, '--baseline')
   if args.loadgen:
     loadgen = which_node(args.loadgen, '--loadgen')
-  elif (ROOT / 'node-baseline').exists():
-    loadgen = which_node(str(ROOT / 'node-baseline'), '--loadgen')
+  elif common.BASELINE_BIN.exists():
+    loadgen = which_node(str(common.BASELINE_BIN), '--loadgen')
   else:
     loadgen = which_node('node', '--loadgen')
   if loadgen == node and node != baseline:

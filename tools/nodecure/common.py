@@ -19,6 +19,10 @@ if BASE not in BASES:
   sys.exit('nodecure: error: NODECURE_BASE=%s: the bases are %s' %
            (BASE, ', '.join(BASES)))
 BUILD = ROOT / ('build' if BASE == '22' else 'build-' + BASE)
+# What make links: ./node and ./node-baseline, or ./node24 and
+# ./node24-baseline.
+NODE_BIN = ROOT / ('node' if BASE == '22' else 'node' + BASE)
+BASELINE_BIN = NODE_BIN.with_name(NODE_BIN.name + '-baseline')
 # The patch queue of this base: patches/<layer>/ for 22, patches/24/<layer>/
 # for 24 (a layer both share is a symbolic link there).
 PATCHES = ROOT / 'patches' if BASE == '22' else ROOT / 'patches' / BASE

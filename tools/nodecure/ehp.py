@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import common  # noqa: E402
 from common import ROOT, BUILD, log, run  # noqa: E402
 
 SUITE = ROOT / 'test' / 'ehp'
@@ -55,10 +56,11 @@ def prepare():
 
 
 def binary(name):
-  path = ROOT / name
+  path = common.NODE_BIN if name == 'node' else common.BASELINE_BIN
   if not path.exists():
-    sys.exit('nodecure: ./%s is missing: run make%s first' %
-             (name, '' if name == 'node' else ' baseline'))
+    sys.exit('nodecure: ./%s is missing: run make%s%s first' %
+             (path.name, '' if name == 'node' else ' baseline',
+              '' if common.BASE == '22' else ' NODE_BASE=' + common.BASE))
   return path
 
 
@@ -75,7 +77,7 @@ def main():
   work = prepare()
   if args.demo:
     # Stock Node beside nodecure when there is a baseline build.
-    baseline = ROOT / 'node-baseline'
+    baseline = common.BASELINE_BIN
     extra = ['--baseline', str(baseline)] if baseline.exists() else []
     sys.exit(subprocess.call([str(node), str(work / 'demo.js'),
                               '--node', str(node)] + extra))

@@ -49,7 +49,7 @@ from common import ROOT, BUILD, log, run  # noqa: E402
 TREE = BUILD / 'node'
 OUT = TREE / 'out' / 'Release'
 WORK = BUILD / 'test'
-NODE = ROOT / 'node'
+NODE = common.NODE_BIN
 # Our src/ files that the GoogleTest units test on their own (they need
 # libuv only).
 CCTEST_UNITS = ['node_timeout_watchdog.cc']
@@ -514,7 +514,7 @@ def smoke(result):
   ]
   if os.environ.get('NODECURE_SMOKE_BASELINE'):
     steps.append(('express (baseline)',
-                  lambda: smoke_express(ROOT / 'node-baseline',
+                  lambda: smoke_express(common.BASELINE_BIN,
                                         './node-baseline', checks)))
   for name, step in steps:
     try:

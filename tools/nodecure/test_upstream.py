@@ -63,7 +63,7 @@ def run_tests(tree, node, tests, timeout, jobs, log_file):
 
 def main():
   ap = argparse.ArgumentParser(prog='make test-upstream')
-  ap.add_argument('--node', default=str(ROOT / 'node'))
+  ap.add_argument('--node', default=str(common.NODE_BIN))
   ap.add_argument('--suites', nargs='+', default=['parallel', 'sequential'])
   ap.add_argument('--node-args', default='',
                   help='flags for every test (e.g. --event-loop-timeout=60000'
