@@ -58,7 +58,7 @@ export CCACHE_MAXSIZE ?= 25G
 
 .PHONY: all node baseline overlay test test-cctest test-js test-smoke \
         test-ehp test-upstream test-sanitizers test-asan ehp ehp-demo \
-        bench-overhead export-patches check-inputs update-inputs clean distclean \
+        bench-overhead export-patches rebase check-inputs update-inputs clean distclean \
         install uninstall binary headers dist-mirror deb dist test-dist \
         release release-deps release-dry-run
 
@@ -140,6 +140,15 @@ test-sanitizers: overlay
 
 export-patches:
 	$(PYTHON) tools/nodecure/export_patches.py
+
+# Replays a patch queue onto another Node release in $(BUILDDIR)/rebase and
+# writes it back (doc/contributing/rebasing.md); stops at the first
+# conflict, run again once it is resolved:
+#   make rebase NODE_BASE=24 FROM=22       the Node 22 queue onto Node 24
+#   make rebase NODE_BASE=24 NODE=24.22.2  24's queue onto 24.22.2
+rebase:
+	$(PYTHON) tools/nodecure/rebase.py $(if $(FROM),--from $(FROM)) \
+	  $(if $(NODE),--node $(NODE))
 
 # Resolves every pinned input against the archive's current index and npm.
 check-inputs:

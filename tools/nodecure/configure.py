@@ -520,8 +520,9 @@ BUNDLED = ['deps/acorn/acorn', 'deps/acorn/acorn-walk',
 def create_tree(tree, upstream):
   log('tree: unpacking Node.js %s (%s) into %s' %
       (inputs.NODE_VERSION, upstream['label'], tree))
-  # build/baseline is a worktree of the tree's repository.
-  shutil.rmtree(BUILD / 'baseline', ignore_errors=True)
+  # build/baseline is a worktree of build/node's repository.
+  if tree == BUILD / 'node':
+    shutil.rmtree(BUILD / 'baseline', ignore_errors=True)
   shutil.rmtree(tree, ignore_errors=True)
   unpack(upstream['path'], tree)
   if upstream['kind'] == 'debian':

@@ -22,17 +22,18 @@ import common  # noqa: E402
 from common import ROOT, BUILD, die, log  # noqa: E402
 
 
-def git(*args):
-  return subprocess.run(['git', '-C', str(BUILD / 'node')] + list(args),
-                        check=True, capture_output=True, text=True).stdout
+def git(*args, tree=None):
+  return subprocess.run(['git', '-C', str(tree or BUILD / 'node')] +
+                        list(args), check=True, capture_output=True,
+                        text=True).stdout
 
 
-def layer_of(commit):
-  subject = git('log', '-1', '--format=%s', commit)
+def layer_of(commit, tree=None):
+  subject = git('log', '-1', '--format=%s', commit, tree=tree)
   if subject.startswith('build:'):
     return 'build'
   files = git('diff-tree', '--no-commit-id', '--name-only', '-r',
-              commit).split()
+              commit, tree=tree).split()
   if files and all(f.startswith('deps/v8/') for f in files):
     return 'v8'
   if files and all(f.startswith('deps/uv/') for f in files):
