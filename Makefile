@@ -134,8 +134,10 @@ test-asan: node
 # built with -fsanitize=thread, then -fsanitize=address (with LeakSanitizer).
 test-sanitizers: overlay
 	CC=clang-19 CXX=clang++-19 UV_UNITTESTS_OUT=$(CURDIR)/$(BUILDDIR)/test/uv-tsan JOBS=$(JOBS) \
+	  GTEST_DIR=$(CURDIR)/$(TREE)/deps/googletest NODE_SRC_DIR=$(CURDIR)/$(TREE)/src \
 	  tools/nodecure/uv_unittests.sh $(TREE)/deps/uv tsan
 	CC=clang-19 CXX=clang++-19 UV_UNITTESTS_OUT=$(CURDIR)/$(BUILDDIR)/test/uv-asan JOBS=$(JOBS) \
+	  GTEST_DIR=$(CURDIR)/$(TREE)/deps/googletest NODE_SRC_DIR=$(CURDIR)/$(TREE)/src \
 	  tools/nodecure/uv_unittests.sh $(TREE)/deps/uv asan
 
 export-patches:
