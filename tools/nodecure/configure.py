@@ -281,6 +281,23 @@ def build_ada():
   write_stamp(d, key)
 
 
+def build_brotli():
+  """Node 24: brotli 1.1 or later (shared dictionaries), static."""
+  d = DEPS / 'brotli'
+  key = inputs.DEBIAN['brotli']['version']
+  if stamp_ok(d, key):
+    return
+  log('deps: brotli %s' % key)
+  shutil.rmtree(d, ignore_errors=True)
+  src = d / 'src'
+  unpack(debian_file('brotli', '.orig.tar'), src)
+  apply_debian_series(src, debian_file('brotli', '.debian.tar'))
+  cmake_static(src, d, ['-DBROTLI_DISABLE_TESTS=ON',
+                        '-DBROTLI_BUILD_TOOLS=OFF'])
+  shutil.rmtree(src)
+  write_stamp(d, key)
+
+
 def compile_static(name, sources, includes, lib, std):
   objs = []
   for s in sources:
@@ -363,6 +380,8 @@ def build_deps():
   # Node 24 compiles simdutf as V8's third_party/simdutf (add_from_22()).
   if common.BASE == '22':
     build_simdutf()
+  else:
+    build_brotli()
   build_ada()
   build_simdjson()
   build_llhttp()
@@ -677,6 +696,8 @@ def upstream_configure(tree, upstream, extra):
               ('simdutf', 'simdutf'), ('ada', 'ada'), ('simdjson', 'simdjson')]
     if common.BASE == '24':
       shared.remove(('simdutf', 'simdutf'))
+      shared.append(('brotli', 'brotli'))
+      flags += ['--shared-brotli-libname=brotlidec,brotlienc,brotlicommon']
     for opt, d in shared:
       flags += ['--shared-' + opt,
                 '--shared-%s-includes=%s' % (opt, DEPS / d / 'include'),

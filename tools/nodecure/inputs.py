@@ -246,11 +246,13 @@ if os.environ.get('NODECURE_BASE') == '24':
   import inputs_24
   NODE_VERSION = inputs_24.NODE_VERSION
   NODE_TARBALL = inputs_24.NODE_TARBALL
-  FILES = dict({n: Path(inputs_24.__file__) for n in inputs_24.DEBIAN},
-               **{n: FILES[n22] for n, n22 in inputs_24.SHARED.items()},
-               **{n: FILES[n] for n in DEBIAN_RELEASE})
+  FILES = dict({n: FILES[n] for n in DEBIAN_RELEASE},
+               **{n: Path(inputs_24.__file__) for n in inputs_24.DEBIAN},
+               **{n: FILES[n22] for n, n22 in inputs_24.SHARED.items()
+                  if n not in DEBIAN_RELEASE})
+  _ALL = dict(DEBIAN, **DEBIAN_RELEASE)
   DEBIAN = dict(inputs_24.DEBIAN,
-                **{n: dict(DEBIAN[n22], package=DEBIAN[n22].get('package', n22))
+                **{n: dict(_ALL[n22], package=_ALL[n22].get('package', n22))
                    for n, n22 in inputs_24.SHARED.items()})
   NPM = inputs_24.NPM
   NPM_DIST = inputs_24.NPM_DIST

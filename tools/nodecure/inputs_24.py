@@ -21,9 +21,12 @@ NODE_TARBALL = {}
 # patches/24/build), googletest, HdrHistogram_c and the inspector's jinja2
 # and markupsafe come from there (configure.py, FROM_22). 'simdutf' is
 # amalgamated into V8's third_party/simdutf, Node 24's only copy of it
-# (upstream bundles 6.4.0 there).
+# (upstream bundles 6.4.0 there). 'brotli' is the release build's (testing's
+# 1.2.0, as upstream 24.21.0 bundles), built as a static library: Node 24's
+# node_zlib.cc needs brotli 1.1's shared dictionaries, and Debian 12's
+# libbrotli-dev is 1.0.9.
 SHARED = {'nodejs-22': 'nodejs', 'icu': 'icu', 'c-ares': 'c-ares',
-          'llhttp': 'llhttp', 'simdutf': 'simdutf'}
+          'llhttp': 'llhttp', 'simdutf': 'simdutf', 'brotli': 'brotli'}
 
 DEBIAN = {
     # Node's own tree, pinned to 24.21.0: forky's (testing) revision, the
