@@ -590,7 +590,8 @@ bool ThreadPoolTimeout::KeepDnsRequest(AsyncWrap* wrap,
 
 void ThreadPoolTimeout::AfterCryptoJobTimeout(AsyncWrap* job,
                                               int status,
-                                              const char* name) {
+                                              const char* name,
+                                              RejectCallback reject) {
   Environment* env = job->env();
   // The job (its params, its output) belongs to the abandoned work until it
   // returns; JS loses interest now.
@@ -604,6 +605,11 @@ void ThreadPoolTimeout::AfterCryptoJobTimeout(AsyncWrap* job,
   HandleScope handle_scope(env->isolate());
   Context::Scope context_scope(env->context());
   Local<Value> error = WorkError(env, status, "crypto", name);
+  if (reject != nullptr) {
+    InternalCallbackScope callback_scope(job);
+    reject(job, error);
+    return;
+  }
   USE(job->MakeCallback(env->ondone_string(), 1, &error));
 }
 

@@ -229,10 +229,14 @@ class ThreadPoolTimeout final {
   static bool KeepDnsRequest(AsyncWrap* wrap, int status, const char* syscall);
 
   // crypto: CryptoJob::AfterThreadPoolWork() with a timeout status. Calls
-  // ondone(TimeoutError) and deletes the job once its work returned.
+  // ondone(TimeoutError), or reject(job, TimeoutError) in a callback scope
+  // if given (Node 24's WebCrypto jobs, which settle a promise instead),
+  // and deletes the job once its work returned.
+  using RejectCallback = void (*)(AsyncWrap* job, v8::Local<v8::Value> error);
   static void AfterCryptoJobTimeout(AsyncWrap* job,
                                     int status,
-                                    const char* name);
+                                    const char* name,
+                                    RejectCallback reject = nullptr);
 
   // zlib: CompressionStream::AfterThreadPoolWork() with a timeout status.
   // Keeps the stream until its work returned, then calls release(stream);
