@@ -9,11 +9,15 @@
 const {
   ArrayPrototypeIndexOf,
   NumberParseInt,
+  ObjectGetOwnPropertySymbols,
   ReflectApply,
   StringPrototypeIndexOf,
   StringPrototypeSlice,
+  SymbolPrototypeGetDescription,
   Uint32Array,
 } = primordials;
+
+const AsyncContextFrame = require('internal/async_context_frame');
 
 // Indices into the watchdog's shared words (TimeoutWatchdog::Field).
 const kCallbackId = 0;
@@ -79,14 +83,55 @@ function setCallbackBudget(ms) {
 // without a context budget that follows one with it gets the default back.
 let budgetStorage;
 let contextBudgetApplied = false;
+// With AsyncContextFrame (--experimental-async-context-frame; the default
+// from Node.js 24): AsyncResource, executionAsyncResource(), and the key
+// under which an AsyncResource keeps the frame it was made in (undefined:
+// not looked up yet; null: not found).
+let AsyncResource;
+let executionAsyncResource;
+let resourceFrameKey;
 
 function applyBudget(budget) {
   if (callbackState.fields[kCallbackBudget] !== budget)
     setCallbackBudget(budget);
 }
 
+// The frame an AsyncResource was made in, which its runInAsyncScope()
+// enters. lib/async_hooks.js keeps it under a symbol of its own.
+function resourceFrame(resource) {
+  if (resourceFrameKey === undefined) {
+    resourceFrameKey = null;
+    const keys = ObjectGetOwnPropertySymbols(resource);
+    for (let i = 0; i < keys.length; i++) {
+      if (SymbolPrototypeGetDescription(keys[i]) === 'context_frame') {
+        resourceFrameKey = keys[i];
+        break;
+      }
+    }
+  }
+  return resourceFrameKey === null ?
+    AsyncContextFrame.current() : resource[resourceFrameKey];
+}
+
+// The budget of the async context of the callback that begins. Node.js's
+// queues and C++ enter a callback's frame before they emit before(), but
+// AsyncResource's runInAsyncScope() (AsyncResource.bind(),
+// AsyncLocalStorage.bind() and snapshot(), EventEmitterAsyncResource, the
+// http Agent's queued requests) emits it first: with AsyncContextFrame,
+// the store of the current frame would be the caller's, so read the
+// resource's frame. (Without it, AsyncLocalStorage reads the store of the
+// resource that before() is for: already right.)
+function contextBudget() {
+  if (AsyncContextFrame.enabled) {
+    const resource = executionAsyncResource();
+    if (resource instanceof AsyncResource)
+      return resourceFrame(resource)?.get(budgetStorage);
+  }
+  return budgetStorage.getStore();
+}
+
 function enterContextBudget() {
-  const budget = budgetStorage.getStore();
+  const budget = contextBudget();
   if (budget !== undefined) {
     applyBudget(budget);
     contextBudgetApplied = true;
@@ -100,7 +145,9 @@ function enterContextBudget() {
 // `budget` (a value of kCallbackBudget).
 function runWithContextBudget(budget, fn, thisArg, args) {
   if (budgetStorage === undefined) {
-    const { AsyncLocalStorage, createHook } = require('async_hooks');
+    const asyncHooks = require('async_hooks');
+    ({ AsyncResource, executionAsyncResource } = asyncHooks);
+    const { AsyncLocalStorage, createHook } = asyncHooks;
     budgetStorage = new AsyncLocalStorage();
     createHook({ before: enterContextBudget }).enable();
   }

@@ -1,0 +1,110 @@
+// Flags: --threadpool-timeout=1000
+'use strict';
+// With --threadpool-timeout, an fs read or write request keeps the Buffers
+// it reads into or writes from in its request object while it runs (see
+// FSReqBase::PinBuffer()); its callback still runs in the async context the
+// request was made in: AsyncLocalStorage gives the callback, and the
+// request's own async_hooks before(), the store of that context, as
+// without the option. (On Node.js 24 the request's AsyncContextFrame is an
+// internal field of the request object too: the Buffer must not take its
+// place.) Each request here ends well within its budget.
+const common = require('../common');
+const assert = require('assert');
+const fs = require('fs');
+const { spawnSync } = require('child_process');
+const { AsyncLocalStorage, createHook } = require('async_hooks');
+const tmpdir = require('../common/tmpdir');
+
+const kBudget = process.argv[2] === 'child' ? 0 : 1000;
+assert.strictEqual(require('node:cure').getThreadpoolTimeout(), kBudget);
+
+const als = new AsyncLocalStorage();
+
+// Each fs request: the store it was made in, and the stores its
+// async_hooks before() saw.
+const requests = new Map();  // asyncId -> { made, seen }
+createHook({
+  init(asyncId, type) {
+    if (type === 'FSREQCALLBACK')
+      requests.set(asyncId, { made: als.getStore(), seen: [] });
+  },
+  before(asyncId) {
+    requests.get(asyncId)?.seen.push(als.getStore());
+  },
+}).enable();
+
+// The child uses the parent's directory, which the parent cleans.
+if (process.argv[2] !== 'child') tmpdir.refresh();
+const file = tmpdir.resolve('data.txt');
+fs.writeFileSync(file, 'abcdefghij');
+
+// Each call: an fs request with a Buffer (or Buffers), made in
+// als.run(name); calls done(result) from its callback.
+const calls = {
+  read(fd, done) {
+    const buffer = Buffer.alloc(4);
+    fs.read(fd, buffer, 0, 4, 0, common.mustSucceed((n) => {
+      done([n, buffer.toString()]);
+    }));
+  },
+  readv(fd, done) {
+    const buffers = [Buffer.alloc(2), Buffer.alloc(3)];
+    fs.readv(fd, buffers, 2, common.mustSucceed((n) => {
+      done([n, Buffer.concat(buffers).toString()]);
+    }));
+  },
+  write(fd, done) {
+    fs.write(fd, Buffer.from('XY'), 0, 2, 10, common.mustSucceed((n) => {
+      done([n]);
+    }));
+  },
+  writev(fd, done) {
+    fs.writev(fd, [Buffer.from('Z'), Buffer.from('W')], 12,
+              common.mustSucceed((n) => done([n])));
+  },
+  readFile(fd, done) {
+    fs.readFile(file, 'utf8', common.mustSucceed((data) => done([data])));
+  },
+};
+
+const fd = fs.openSync(file, 'r+');
+const results = {};
+
+(function next(names) {
+  if (names.length === 0) return finish();
+  const name = names[0];
+  // From a callback of its own, outside the store.
+  setImmediate(() => {
+    als.run(name, () => calls[name](fd, (result) => {
+      results[name] = { store: als.getStore(), result };
+      next(names.slice(1));
+    }));
+  });
+})(Object.keys(calls));
+
+function finish() {
+  fs.closeSync(fd);
+  for (const name of Object.keys(calls)) {
+    assert.strictEqual(results[name].store, name);
+  }
+  // Each request completed in the context it was made in; each call made
+  // some.
+  const completed = new Set();
+  for (const { made, seen } of requests.values()) {
+    assert.deepStrictEqual(seen, [made]);
+    completed.add(made);
+  }
+  for (const name of Object.keys(calls)) {
+    assert.ok(completed.has(name), `no request of ${name} completed`);
+  }
+  if (process.argv[2] === 'child') {
+    process.stdout.write(JSON.stringify(results));
+    return;
+  }
+  // As without the option (upstream's code path).
+  const child = spawnSync(process.execPath, [__filename, 'child'],
+                          { encoding: 'utf8' });
+  assert.strictEqual(child.status, 0, child.stderr);
+  assert.deepStrictEqual(results, JSON.parse(child.stdout));
+  console.log(results);
+}

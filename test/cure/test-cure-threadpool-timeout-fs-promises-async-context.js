@@ -1,0 +1,117 @@
+// Flags: --threadpool-timeout=1000
+'use strict';
+// With --threadpool-timeout, a read or write of the promise API
+// (FileHandle read(), readv(), write(), writev(), fs.promises.readFile()
+// and writeFile()) keeps its Buffers in its request object while it runs
+// (FSReqBase::PinBuffer()); the request still completes in the async
+// context it was made in: async_hooks' before() of the request (an
+// FSREQPROMISE) sees the AsyncLocalStorage store of that context, and so
+// does nodecure's own before() hook (runWithEventLoopTimeout() is in use),
+// as without the option; the code after each await too. (On Node.js 24 the
+// request's AsyncContextFrame is an internal field of the request object:
+// the Buffer must not take its place, or the hooks would read a Buffer as
+// a frame.) Each request here ends well within its budget.
+const common = require('../common');
+const assert = require('assert');
+const fs = require('fs');
+const { spawnSync } = require('child_process');
+const { AsyncLocalStorage, createHook } = require('async_hooks');
+const { getThreadpoolTimeout, runWithEventLoopTimeout } = require('node:cure');
+const tmpdir = require('../common/tmpdir');
+
+const isChild = process.argv[2] === 'child';
+assert.strictEqual(getThreadpoolTimeout(), isChild ? 0 : 1000);
+
+const als = new AsyncLocalStorage();
+
+// Each promise fs request: the store it was made in, and the stores its
+// before() saw.
+const requests = new Map();  // asyncId -> { made, seen }
+createHook({
+  init(asyncId, type) {
+    if (type === 'FSREQPROMISE')
+      requests.set(asyncId, { made: als.getStore(), seen: [] });
+  },
+  before(asyncId) {
+    requests.get(asyncId)?.seen.push(als.getStore());
+  },
+}).enable();
+
+// The child uses the parent's directory, which the parent cleans.
+if (!isChild) tmpdir.refresh();
+const file = tmpdir.resolve('data.txt');
+fs.writeFileSync(file, 'abcdefghij');
+
+// Each case: fs requests with Buffers, made in als.run(name); resolves with
+// what they returned.
+const cases = {
+  async read(fh) {
+    const buffer = Buffer.alloc(4);
+    const { bytesRead } = await fh.read(buffer, 0, 4, 0);
+    return [bytesRead, buffer.toString()];
+  },
+  async readv(fh) {
+    const buffers = [Buffer.alloc(2), Buffer.alloc(3)];
+    const { bytesRead } = await fh.readv(buffers, 2);
+    return [bytesRead, Buffer.concat(buffers).toString()];
+  },
+  async write(fh) {
+    const { bytesWritten } = await fh.write(Buffer.from('XY'), 0, 2, 10);
+    return [bytesWritten];
+  },
+  async writev(fh) {
+    const { bytesWritten } =
+      await fh.writev([Buffer.from('Z'), Buffer.from('W')], 12);
+    return [bytesWritten];
+  },
+  async writeFile() {
+    const other = tmpdir.resolve('other.txt');
+    await fs.promises.writeFile(other, Buffer.from('written'));
+    return [fs.readFileSync(other, 'utf8')];
+  },
+  async readFile() {
+    return [await fs.promises.readFile(file, 'utf8')];
+  },
+};
+
+(async () => {
+  const fh = await fs.promises.open(file, 'r+');
+  const results = {};
+  for (const name of Object.keys(cases)) {
+    // From a callback of its own, outside the store.
+    await new Promise((resolve) => setImmediate(resolve));
+    results[name] = await als.run(name, () => {
+      // No budget (0): nodecure's before() hook runs for the requests.
+      return runWithEventLoopTimeout(0, async () => {
+        const result = await cases[name](fh);
+        return { store: als.getStore(), result };
+      });
+    });
+  }
+  await fh.close();
+  return results;
+})().then(common.mustCall((results) => {
+  for (const name of Object.keys(cases)) {
+    assert.strictEqual(results[name].store, name);
+  }
+  // Each request completed in the context it was made in; each case made
+  // some (open() and close() of the FileHandle: outside any store).
+  const completed = new Set();
+  for (const { made, seen } of requests.values()) {
+    assert.deepStrictEqual(seen, [made]);
+    completed.add(made);
+  }
+  for (const name of Object.keys(cases)) {
+    assert.ok(completed.has(name), `no request of ${name} completed`);
+  }
+  if (isChild) {
+    process.stdout.write(JSON.stringify(results));
+    return;
+  }
+  // As without the option (upstream's code path).
+  const child = spawnSync(process.execPath, [__filename, 'child'],
+                          { encoding: 'utf8' });
+  assert.strictEqual(child.status, 0, child.stderr);
+  assert.deepStrictEqual(results, JSON.parse(child.stdout));
+  console.log(results);
+}));
