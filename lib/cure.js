@@ -151,12 +151,12 @@ function setThreadpoolTimeoutAction(action) {
   require('internal/cure/threadpool').setThreadpoolTimeoutAction(action);
 }
 
-// The threadpool's counters: timeouts, abandoned threads, the blacklist.
+// The threadpool's counters: timeouts, abandoned threads, the slow-resource list.
 function getThreadpoolStats() {
   return require('internal/cure/threadpool').getThreadpoolStats();
 }
 
-// Empties the slow-resource blacklist (an administrative action).
+// Empties the slow-resource list (an administrative action).
 function clearSlowResources() {
   binding().clearSlowResources();
 }

@@ -77,8 +77,9 @@ srcs = []
 for key in ('uv_sources_common', 'uv_sources_posix', 'uv_sources_linux'):
   srcs += v.get(key, [])
 srcs.append('src/unix/proctitle.c')  # 'OS in "linux mac ..."'
-ours = ['src/threadpool-manager.c', 'src/hangman.c',
-        'src/priority-executor.c', 'src/slow-resource.c']
+ours = ['src/threadpool-core.c', 'src/threadpool-manager.c', 'src/hangman.c',
+        'src/priority-executor.c', 'src/slow-resource.c',
+        'src/mount-table.c']
 srcs += [s for s in ours if os.path.exists(os.path.join(uv, s))]
 seen = set()
 for s in srcs:

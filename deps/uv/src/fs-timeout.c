@@ -20,7 +20,8 @@
  */
 
 /*
- * nodecure: what an fs request does when it comes back from a timeout.
+ * nodecure: what an fs request does when it comes back from a timeout
+ * (layer 4: calls the Manager and the core; see threadpool-core.h).
  *
  * uv__fs_work() (fs.c) calls uv__fs_commit() after the system call, before
  * it writes req->result. Three cases:
@@ -36,6 +37,12 @@
  *   work leaks neither descriptors nor temporary files: an fd is closed, a
  *   mkstemp() file is removed and closed, a mkdtemp() directory removed, an
  *   opendir() stream closed, a scandir() list freed.
+ *
+ * The decision between the three is uv__fs_commit() (threadpool-manager.h)
+ * and uv__fs_commit_slow(), on the worker; the Manager's commit
+ * (uv__tpm_commit_work()) decides "not told yet". No state, no lock of its
+ * own: what a late call created is released by the worker that made it
+ * (fs-hop.c's executors use uv__fs_release_late() too).
  */
 
 #include "threadpool-manager.h"

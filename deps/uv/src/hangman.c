@@ -20,7 +20,8 @@
  */
 
 /*
- * nodecure: the Hangman disposes of abandoned threads.
+ * nodecure: the Hangman disposes of abandoned threads (layer 1: calls the
+ * core only; see threadpool-core.h).
  *
  * It never cancels a thread (a task may hold malloc, stdio or OpenSSL locks).
  * It sends the thread the interrupt signal, whose handler does nothing and is
@@ -29,16 +30,40 @@
  * it again with a growing interval (1 ms .. 100 ms) in case the signal landed
  * before the call; it joins the thread once its work has returned.
  *
- * Entries with `join` are threads that left the pool: they count against the
- * cap (uv_threadpool_set_abandoned_limit()). Entries without are threads that
- * stay in the pool (the cap was reached): they are only signalled, and only
- * while their timed-out work runs.
+ * An entry (a thread handed over by uv__hangman_adopt()):
  *
- * All of it runs with uv__tpm_mutex held, on the watchdog thread, except
- * uv__hangman_join().
+ *   adopt --> SIGNALLED --release(e, 0)--> QUIET --release(e, 1)--+
+ *                 |                                               |
+ *                 +--------------release(e, 1)--------------------+
+ *                                                                 v
+ *               with `join`: RETURNED --the chore--> joined and freed
+ *               without:     freed at once (the thread is back in its pool)
+ *
+ * SIGNALLED is !quiet; QUIET is quiet && !returned. Entries with `join` are
+ * threads that left their pool (an abandoned pool worker, an abandoned
+ * executor): they count against the cap (uv_threadpool_set_abandoned_limit())
+ * from adopt to join. Entries without are pool threads kept in their pool
+ * because the cap was reached: only signalled, and only while their
+ * timed-out work runs.
+ *
+ * Where things are decided: whether a thread may be abandoned at all is
+ * uv__hangman_can_adopt() (the cap, asked by the Manager and the Priority
+ * Executor); when to signal again is uv__hangman_kill(); which signal is
+ * uv__hangman_choose_signal(), once (or uv_threadpool_set_interrupt_signal());
+ * whether a thread holds the signal is its own flag (`held`,
+ * uv_threadpool_set_interruptible()), which the chore reads before it sends.
+ *
+ * Lock and ownership: everything here is guarded by uv__tpm_mutex. The
+ * public functions and uv__hangman_init_limit() take it; the other
+ * functions of hangman.h require it (and assert it), but for
+ * uv__hangman_init(), and uv__hangman_set_held_flag() and
+ * uv_threadpool_set_interruptible(), which touch only the calling thread's
+ * own mask and thread-locals. The chore runs on the timer thread and drops
+ * the lock to join. An entry's `held` flag belongs to its thread (written
+ * by it, read by the chore).
  */
 
-#include "threadpool-manager.h"
+#include "hangman.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -62,21 +87,23 @@ struct uv__hangman_entry {
   unsigned int returned:1;  /* about to exit: join it */
 };
 
+static uv_once_t uv__hangman_once = UV_ONCE_INIT;
 static struct uv__queue uv__hangman_list = {
   &uv__hangman_list, &uv__hangman_list
 };
 static unsigned int uv__hangman_limit = UV__HANGMAN_DEFAULT_LIMIT;
 static int uv__hangman_limit_set;        /* by the API or the environment */
-static unsigned int uv__hangman_live;    /* left the pool, not joined yet */
+static unsigned int uv__hangman_live_n;  /* left the pool, not joined yet */
 static uint64_t uv__hangman_total;
 static int uv__hangman_signo = -1;       /* -1: not chosen yet, 0: none */
 static _Thread_local int uv__hangman_unblocked;
 static _Thread_local int uv__hangman_held;  /* set_interruptible(0) */
+static _Thread_local _Atomic int* uv__hangman_held_flag;
 _Atomic unsigned int uv__hangman_signal_gen;
 
 
 static void uv__hangman_handler(int signo) {
-  /* Nothing: the point is the EINTR. */
+  (void) signo;  /* Nothing: the point is the EINTR. */
 }
 
 
@@ -122,7 +149,9 @@ static int uv__hangman_signal_from_env(void) {
 }
 
 
+/* With the lock held: the one place the default signal is chosen. */
 static int uv__hangman_choose_signal(void) {
+  UV__TPM_ASSERT_HELD(&uv__tpm_mutex);
   if (uv__hangman_signo >= 0)
     return uv__hangman_signo;
 
@@ -144,11 +173,11 @@ static int uv__hangman_choose_signal(void) {
 }
 
 
-/* On a pool or executor thread about to run abandonable work. */
 void uv__hangman_prepare_thread(void) {
   sigset_t set;
   int signo;
 
+  UV__TPM_ASSERT_HELD(&uv__tpm_mutex);
   assert(!uv__hangman_held);  /* Between tasks: never held. */
   signo = uv__hangman_choose_signal();
   if (signo == 0 || signo == uv__hangman_unblocked)
@@ -157,6 +186,11 @@ void uv__hangman_prepare_thread(void) {
   sigaddset(&set, signo);
   pthread_sigmask(SIG_UNBLOCK, &set, NULL);
   uv__hangman_unblocked = signo;
+}
+
+
+void uv__hangman_set_held_flag(_Atomic int* flag) {
+  uv__hangman_held_flag = flag;
 }
 
 
@@ -169,7 +203,7 @@ int uv_threadpool_set_interruptible(int on) {
   int was;
 
   was = !uv__hangman_held;
-  flag = uv__tpm_held_flag();
+  flag = uv__hangman_held_flag;
   if (uv__hangman_unblocked == 0 || flag == NULL || was == (on != 0))
     return was;
   sigemptyset(&set);
@@ -188,9 +222,12 @@ int uv_threadpool_set_interruptible(int on) {
 }
 
 
+/* With the lock held: signals `e` unless its work holds the signal, and
+ * says when to do it again. */
 static void uv__hangman_kill(struct uv__hangman_entry* e, uint64_t now) {
   int signo;
 
+  UV__TPM_ASSERT_HELD(&uv__tpm_mutex);
   signo = uv__hangman_signo;
   /* Not while the work holds the signal: blocked real-time signals queue,
    * one per send, and would use up the user's RLIMIT_SIGPENDING. */
@@ -222,22 +259,28 @@ static unsigned int uv__hangman_limit_from_env(void) {
 }
 
 
-/* On a thread that turns timeouts on, before any can happen. */
 void uv__hangman_init_limit(void) {
   unsigned int limit;
 
   limit = uv__hangman_limit_from_env();
-  uv_mutex_lock(&uv__tpm_mutex);
+  uv__tpm_lock(&uv__tpm_mutex);
   if (!uv__hangman_limit_set) {
     uv__hangman_limit = limit;
     uv__hangman_limit_set = 1;
   }
-  uv_mutex_unlock(&uv__tpm_mutex);
+  uv__tpm_unlock(&uv__tpm_mutex);
 }
 
 
 int uv__hangman_can_adopt(void) {
-  return uv__hangman_live < uv__hangman_limit;
+  UV__TPM_ASSERT_HELD(&uv__tpm_mutex);
+  return uv__hangman_live_n < uv__hangman_limit;
+}
+
+
+unsigned int uv__hangman_live(void) {
+  UV__TPM_ASSERT_HELD(&uv__tpm_mutex);
+  return uv__hangman_live_n;
 }
 
 
@@ -246,9 +289,10 @@ struct uv__hangman_entry* uv__hangman_adopt(const uv_thread_t* tid,
                                             const _Atomic int* held) {
   struct uv__hangman_entry* e;
 
+  UV__TPM_ASSERT_HELD(&uv__tpm_mutex);
   if (join) {
     uv__hangman_total++;
-    uv__hangman_live++;
+    uv__hangman_live_n++;
   }
 
   e = uv__malloc(sizeof(*e));
@@ -256,7 +300,7 @@ struct uv__hangman_entry* uv__hangman_adopt(const uv_thread_t* tid,
     if (join) {
       /* Cannot keep track of it: let it go. */
       uv_thread_detach((uv_thread_t*) tid);
-      uv__hangman_live--;
+      uv__hangman_live_n--;
     }
     return NULL;
   }
@@ -274,10 +318,8 @@ struct uv__hangman_entry* uv__hangman_adopt(const uv_thread_t* tid,
 }
 
 
-/* The abandoned work returned. With `returned`, the thread is about to exit
- * (or, when not joinable, is back in the pool); without, it only must not be
- * signalled any more. */
 void uv__hangman_release(struct uv__hangman_entry* e, int returned) {
+  UV__TPM_ASSERT_HELD(&uv__tpm_mutex);
   if (e == NULL)
     return;
 
@@ -291,19 +333,21 @@ void uv__hangman_release(struct uv__hangman_entry* e, int returned) {
     return;
   }
 
+  UV__TPM_ASSERT(!e->returned);
   e->returned = 1;
   uv__tpm_wake();
 }
 
 
-/* Signals what is due, moves what returned to `to_join`; returns when it
- * wants to run next. */
-uint64_t uv__hangman_tick(uint64_t now, struct uv__queue* to_join) {
+/* With the lock held: signals what is due, moves what returned to
+ * `to_join`; returns when it wants to run next. */
+static uint64_t uv__hangman_tick(uint64_t now, struct uv__queue* to_join) {
   struct uv__hangman_entry* e;
   struct uv__queue* q;
   uint64_t next;
 
-  next = (uint64_t) -1;
+  UV__TPM_ASSERT_HELD(&uv__tpm_mutex);
+  next = UV__TPM_NEVER;
   q = uv__queue_next(&uv__hangman_list);
   while (q != &uv__hangman_list) {
     e = uv__queue_data(q, struct uv__hangman_entry, link);
@@ -326,7 +370,7 @@ uint64_t uv__hangman_tick(uint64_t now, struct uv__queue* to_join) {
 
 
 /* Without the lock: the threads are past their work, joining is quick. */
-void uv__hangman_join(struct uv__queue* to_join) {
+static void uv__hangman_join(struct uv__queue* to_join) {
   struct uv__hangman_entry* e;
   struct uv__queue* q;
 
@@ -337,31 +381,69 @@ void uv__hangman_join(struct uv__queue* to_join) {
     if (uv_thread_join(&e->thread))
       abort();
     uv__free(e);
-    uv_mutex_lock(&uv__tpm_mutex);
-    uv__hangman_live--;
-    uv_mutex_unlock(&uv__tpm_mutex);
+    uv__tpm_lock(&uv__tpm_mutex);
+    uv__hangman_live_n--;
+    uv__tpm_unlock(&uv__tpm_mutex);
   }
 }
 
 
-void uv__hangman_stats(uv_threadpool_stats_t* stats) {
-  stats->abandoned = uv__hangman_total;
-  stats->abandoned_live = uv__hangman_live;
+/* The Hangman's chore on the timer thread, with the lock held. Joins
+ * without it, then asks to run again at once. */
+static uint64_t uv__hangman_chore(void) {
+  struct uv__queue to_join;
+  uint64_t next;
+
+  UV__TPM_ASSERT_HELD(&uv__tpm_mutex);
+  uv__queue_init(&to_join);
+  next = uv__hangman_tick(uv_hrtime(), &to_join);
+  if (uv__queue_empty(&to_join))
+    return next;
+
+  uv__tpm_unlock(&uv__tpm_mutex);
+  uv__hangman_join(&to_join);
+  uv__tpm_lock(&uv__tpm_mutex);
+  return 0;
 }
 
 
-void uv__hangman_atfork(void) {
+void uv__hangman_stats(uv_threadpool_stats_t* stats) {
+  UV__TPM_ASSERT_HELD(&uv__tpm_mutex);
+  stats->abandoned = uv__hangman_total;
+  stats->abandoned_live = uv__hangman_live_n;
+}
+
+
+static void uv__hangman_atfork_child(void) {
+  /* The parent's abandoned threads are not in the child (their memory is
+   * leaked), nor is any slot of the forking thread. */
   uv__queue_init(&uv__hangman_list);
-  uv__hangman_live = 0;
+  uv__hangman_live_n = 0;
+  uv__hangman_held_flag = NULL;
+}
+
+
+static void uv__hangman_init_once(void) {
+  static const struct uv__tpm_chore chore = { uv__hangman_chore, NULL };
+
+  uv__tpm_core_init();
+  if (pthread_atfork(NULL, NULL, uv__hangman_atfork_child))
+    abort();
+  uv__tpm_set_chore(UV__TPM_CHORE_HANGMAN, &chore);
+}
+
+
+void uv__hangman_init(void) {
+  uv_once(&uv__hangman_once, uv__hangman_init_once);
 }
 
 
 int uv_threadpool_set_abandoned_limit(unsigned int limit) {
-  uv__tpm_init();
-  uv_mutex_lock(&uv__tpm_mutex);
+  uv__hangman_init();
+  uv__tpm_lock(&uv__tpm_mutex);
   uv__hangman_limit = limit;
   uv__hangman_limit_set = 1;
-  uv_mutex_unlock(&uv__tpm_mutex);
+  uv__tpm_unlock(&uv__tpm_mutex);
   return 0;
 }
 
@@ -372,8 +454,8 @@ int uv_threadpool_set_interrupt_signal(int signum) {
   if (signum < 0 || signum >= NSIG || signum == SIGKILL || signum == SIGSTOP)
     return UV_EINVAL;
 
-  uv__tpm_init();
-  uv_mutex_lock(&uv__tpm_mutex);
+  uv__hangman_init();
+  uv__tpm_lock(&uv__tpm_mutex);
   err = 0;
   if (signum != 0)
     err = uv__hangman_install(signum);
@@ -381,7 +463,7 @@ int uv_threadpool_set_interrupt_signal(int signum) {
     uv__hangman_signo = signum;
     atomic_fetch_add_explicit(&uv__hangman_signal_gen, 1, memory_order_relaxed);
   }
-  uv_mutex_unlock(&uv__tpm_mutex);
+  uv__tpm_unlock(&uv__tpm_mutex);
   return err;
 }
 
@@ -389,9 +471,9 @@ int uv_threadpool_set_interrupt_signal(int signum) {
 int uv_threadpool_get_interrupt_signal(void) {
   int signo;
 
-  uv__tpm_init();
-  uv_mutex_lock(&uv__tpm_mutex);
+  uv__hangman_init();
+  uv__tpm_lock(&uv__tpm_mutex);
   signo = uv__hangman_choose_signal();
-  uv_mutex_unlock(&uv__tpm_mutex);
+  uv__tpm_unlock(&uv__tpm_mutex);
   return signo;
 }

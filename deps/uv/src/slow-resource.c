@@ -20,7 +20,8 @@
  */
 
 /*
- * nodecure: the slow-resource list for fs requests.
+ * nodecure: the slow-resource list for fs requests (layer 1: calls the core
+ * only; see threadpool-core.h).
  *
  * An fs request that times out marks its resource (uv__slowres_mark(), from
  * uv__fs_done() on the loop): the fd for fd-based requests, the path for
@@ -64,15 +65,35 @@
  *   entry); the oldest remembered one is, else the new mark is dropped and
  *   counted.
  *
- * Lock rule: uv__slowres_mutex guards the list, its entries and every static
- * below; uv__slowres_entries and uv__slowres_ids are written only with it
- * held and read without it only as hints (fs.c's gate; whether ids are worth
+ * An entry:
+ *
+ *   (new) --mark--> ACTIVE --its TTL passes--> REMEMBERED --max TTL--> gone
+ *                   |    ^ ^                        |
+ *                   +----+ +----mark (a strike)-----+
+ *   mark again (the same episode: no strike, the TTL restarts from now)
+ *
+ * A REMEMBERED entry may also be evicted (to make room) or cleared, an
+ * ACTIVE one only cleared; an entry known by its fd alone goes when it
+ * expires or its fd is closed.
+ *
+ * Where things are decided: whether a request is refused,
+ * uv__slowres_check() (fs.c asks only for requests that would be timed:
+ * uv__slowres_refused() in threadpool-manager.h); whether a timeout marks,
+ * uv__slowres_exempt(); for how long, uv__slowres_ttl(); what expires,
+ * uv__slowres_expire(), lazily, by whoever takes the lock after the
+ * earliest deadline; what makes room, uv__slowres_evict().
+ *
+ * Lock and ownership: uv__slowres_mutex (a leaf of the lock table in
+ * threadpool-core.h) guards the list, its entries and every static below;
+ * uv__slowres_entries and uv__slowres_ids are written only with it held and
+ * read without it only as hints (fs.c's gate; whether ids are worth
  * learning). Nothing that may block (learning ids, the mark callback) runs
  * with it held. The mutex is taken around fork() (pthread_atfork), so the
- * child inherits a consistent list, and reinitialised in the child.
+ * child inherits a consistent list, and made anew in the child. An entry's
+ * path is its own copy.
  */
 
-#include "threadpool-manager.h"
+#include "slow-resource.h"
 #include "unix/internal.h"
 
 #include <fcntl.h>
@@ -131,7 +152,7 @@ struct uv__slowres {
 _Atomic unsigned int uv__slowres_entries;  /* active entries */
 static _Atomic unsigned int uv__slowres_ids;  /* active entries with an id */
 static uv_once_t uv__slowres_once = UV_ONCE_INIT;
-static uv_mutex_t uv__slowres_mutex;
+static uv__tpm_lock_t uv__slowres_mutex;
 static struct uv__queue uv__slowres_list = {
   &uv__slowres_list, &uv__slowres_list
 };
@@ -150,25 +171,24 @@ static uv_slow_resource_cb uv__slowres_cb;
 
 
 static void uv__slowres_atfork_prepare(void) {
-  uv_mutex_lock(&uv__slowres_mutex);
+  uv__tpm_lock_fork_prepare(&uv__slowres_mutex);
 }
 
 
 static void uv__slowres_atfork_parent(void) {
-  uv_mutex_unlock(&uv__slowres_mutex);
+  uv__tpm_lock_fork_parent(&uv__slowres_mutex);
 }
 
 
 static void uv__slowres_atfork_child(void) {
   /* Held by the forking thread (above), whose id the child's thread does not
    * have: an error-checking mutex would refuse its unlock. Start afresh. */
-  if (uv_mutex_init(&uv__slowres_mutex))
-    abort();
+  uv__tpm_lock_fork_child(&uv__slowres_mutex);
 }
 
 
 static void uv__slowres_init_once(void) {
-  if (uv_mutex_init(&uv__slowres_mutex))
+  if (uv__tpm_lock_init(&uv__slowres_mutex, UV__LOCK_SLOWRES))
     abort();
   if (pthread_atfork(uv__slowres_atfork_prepare,
                      uv__slowres_atfork_parent,
@@ -352,6 +372,7 @@ static int uv__slowres_same(const struct uv__slowres* e,
                             const struct uv__slowres_key* k) {
   const struct uv__slowres_key* ek;
 
+  UV__TPM_ASSERT_HELD(&uv__slowres_mutex);
   ek = &e->key;
   if (k->has_id && ek->has_id && ek->dev == k->dev && ek->ino == k->ino)
     return 1;
@@ -368,6 +389,7 @@ static int uv__slowres_same(const struct uv__slowres* e,
 static uint64_t uv__slowres_ttl(unsigned int strikes) {
   uint64_t ttl;
 
+  UV__TPM_ASSERT_HELD(&uv__slowres_mutex);
   assert(strikes >= 1);
   ttl = uv__slowres_base_ttl;
   if (ttl == 0)
@@ -380,6 +402,7 @@ static uint64_t uv__slowres_ttl(unsigned int strikes) {
 
 /* With the lock held. When `e` next changes state. */
 static uint64_t uv__slowres_deadline(const struct uv__slowres* e) {
+  UV__TPM_ASSERT_HELD(&uv__slowres_mutex);
   if (!e->active)
     return e->forget;
   return e->expires != 0 ? e->expires : UV__SLOWRES_NEVER;
@@ -388,6 +411,7 @@ static uint64_t uv__slowres_deadline(const struct uv__slowres* e) {
 
 /* With the lock held. */
 static void uv__slowres_count_active(const struct uv__slowres* e, int delta) {
+  UV__TPM_ASSERT_HELD(&uv__slowres_mutex);
   assert(e->active);
   if (e->key.has_id)
     atomic_fetch_add_explicit(&uv__slowres_ids, delta, memory_order_relaxed);
@@ -397,6 +421,7 @@ static void uv__slowres_count_active(const struct uv__slowres* e, int delta) {
 
 /* With the lock held. */
 static void uv__slowres_remove(struct uv__slowres* e) {
+  UV__TPM_ASSERT_HELD(&uv__slowres_mutex);
   assert(uv__slowres_total > 0);
   uv__queue_remove(&e->link);
   if (e->active)
@@ -411,6 +436,7 @@ static void uv__slowres_remove(struct uv__slowres* e) {
  * remembers its strikes; what it knew only by fd number cannot be matched
  * reliably any more, and goes (returns 1: `e` is freed). */
 static int uv__slowres_deactivate(struct uv__slowres* e) {
+  UV__TPM_ASSERT_HELD(&uv__slowres_mutex);
   uv__slowres_count_active(e, -1);
   e->active = 0;
   e->key.fd = -1;
@@ -428,6 +454,7 @@ static void uv__slowres_expire(uint64_t now) {
   struct uv__queue* q;
   uint64_t due;
 
+  UV__TPM_ASSERT_HELD(&uv__slowres_mutex);
   if (now < uv__slowres_due)
     return;
 
@@ -456,6 +483,7 @@ static struct uv__slowres* uv__slowres_find(const struct uv__slowres_key* k) {
   struct uv__slowres* e;
   struct uv__queue* q;
 
+  UV__TPM_ASSERT_HELD(&uv__slowres_mutex);
   remembered = NULL;
   uv__queue_foreach(q, &uv__slowres_list) {
     e = uv__queue_data(q, struct uv__slowres, link);
@@ -476,6 +504,7 @@ static int uv__slowres_evict(void) {
   struct uv__slowres* e;
   struct uv__queue* q;
 
+  UV__TPM_ASSERT_HELD(&uv__slowres_mutex);
   uv__queue_foreach(q, &uv__slowres_list) {
     e = uv__queue_data(q, struct uv__slowres, link);
     if (!e->active) {
@@ -492,7 +521,7 @@ static void uv__slowres_forget_fd(int fd) {
   struct uv__queue* q;
 
   uv__slowres_init();
-  uv_mutex_lock(&uv__slowres_mutex);
+  uv__tpm_lock(&uv__slowres_mutex);
   q = uv__queue_next(&uv__slowres_list);
   while (q != &uv__slowres_list) {
     e = uv__queue_data(q, struct uv__slowres, link);
@@ -503,7 +532,7 @@ static void uv__slowres_forget_fd(int fd) {
     if (e->key.path == NULL && !e->key.has_id)
       uv__slowres_remove(e);
   }
-  uv_mutex_unlock(&uv__slowres_mutex);
+  uv__tpm_unlock(&uv__slowres_mutex);
 }
 
 
@@ -526,7 +555,7 @@ static int uv__slowres_lookup(int fd,
                                             memory_order_relaxed) != 0);
 
   uv__slowres_init();
-  uv_mutex_lock(&uv__slowres_mutex);
+  uv__tpm_lock(&uv__slowres_mutex);
   uv__slowres_expire(uv_hrtime());
   found = 0;
   uv__queue_foreach(q, &uv__slowres_list) {
@@ -546,7 +575,7 @@ static int uv__slowres_lookup(int fd,
   }
   if (found && count_hit)
     uv__slowres_hits++;
-  uv_mutex_unlock(&uv__slowres_mutex);
+  uv__tpm_unlock(&uv__slowres_mutex);
   return found;
 }
 
@@ -594,6 +623,7 @@ int uv__slowres_check(uv_fs_t* req) {
 static void uv__slowres_strike(struct uv__slowres* e, uint64_t now) {
   uint64_t ttl;
 
+  UV__TPM_ASSERT_HELD(&uv__slowres_mutex);
   if (!e->active) {
     e->active = 1;
     e->strikes++;
@@ -621,6 +651,7 @@ static void uv__slowres_strike(struct uv__slowres* e, uint64_t now) {
  * id. Takes `k`'s path if it uses it. */
 static void uv__slowres_merge(struct uv__slowres* e,
                               struct uv__slowres_key* k) {
+  UV__TPM_ASSERT_HELD(&uv__slowres_mutex);
   if (e->active)
     uv__slowres_count_active(e, -1);
   if (k->fd >= 0)
@@ -664,9 +695,9 @@ void uv__slowres_mark(uv_fs_t* req) {
                        1);
   uv__slowres_init();
   if (uv__slowres_exempt(req, &k)) {
-    uv_mutex_lock(&uv__slowres_mutex);
+    uv__tpm_lock(&uv__slowres_mutex);
     uv__slowres_exempted++;
-    uv_mutex_unlock(&uv__slowres_mutex);
+    uv__tpm_unlock(&uv__slowres_mutex);
     return;
   }
 
@@ -679,7 +710,7 @@ void uv__slowres_mark(uv_fs_t* req) {
     return;
   }
 
-  uv_mutex_lock(&uv__slowres_mutex);
+  uv__tpm_lock(&uv__slowres_mutex);
   now = uv_hrtime();
   uv__slowres_expire(now);
   e = uv__slowres_find(&k);
@@ -688,7 +719,7 @@ void uv__slowres_mark(uv_fs_t* req) {
     uv__queue_remove(&e->link);  /* Becomes the most recently marked. */
   } else if (uv__slowres_total >= UV__SLOWRES_MAX && uv__slowres_evict()) {
     uv__slowres_dropped++;
-    uv_mutex_unlock(&uv__slowres_mutex);
+    uv__tpm_unlock(&uv__slowres_mutex);
     uv__free((char*) k.path);
     uv__free(fresh);
     return;
@@ -705,7 +736,7 @@ void uv__slowres_mark(uv_fs_t* req) {
   uv__slowres_strike(e, now);
   uv__slowres_marks++;
   cb = uv__slowres_cb;
-  uv_mutex_unlock(&uv__slowres_mutex);
+  uv__tpm_unlock(&uv__slowres_mutex);
 
   uv__free((char*) k.path);
   uv__free(fresh);
@@ -716,7 +747,7 @@ void uv__slowres_mark(uv_fs_t* req) {
 
 void uv__slowres_stats(uv_threadpool_stats_t* stats) {
   uv__slowres_init();
-  uv_mutex_lock(&uv__slowres_mutex);
+  uv__tpm_lock(&uv__slowres_mutex);
   uv__slowres_expire(uv_hrtime());
   stats->slow_resources =
       atomic_load_explicit(&uv__slowres_entries, memory_order_relaxed);
@@ -724,7 +755,7 @@ void uv__slowres_stats(uv_threadpool_stats_t* stats) {
   stats->slow_resource_hits = uv__slowres_hits;
   stats->slow_resource_dropped = uv__slowres_dropped;
   stats->slow_resource_exempt = uv__slowres_exempted;
-  uv_mutex_unlock(&uv__slowres_mutex);
+  uv__tpm_unlock(&uv__slowres_mutex);
 }
 
 
@@ -733,10 +764,10 @@ int uv_fs_slow_resource_set_policy(uint64_t base_ttl_ms, uint64_t max_ttl_ms) {
     return UV_EINVAL;
 
   uv__slowres_init();
-  uv_mutex_lock(&uv__slowres_mutex);
+  uv__tpm_lock(&uv__slowres_mutex);
   uv__slowres_base_ttl = uv__slowres_ms_to_ns(base_ttl_ms);
   uv__slowres_max_ttl = base_ttl_ms == 0 ? 0 : uv__slowres_ms_to_ns(max_ttl_ms);
-  uv_mutex_unlock(&uv__slowres_mutex);
+  uv__tpm_unlock(&uv__slowres_mutex);
   return 0;
 }
 
@@ -750,10 +781,10 @@ unsigned int uv_fs_slow_resource_count(void) {
   unsigned int count;
 
   uv__slowres_init();
-  uv_mutex_lock(&uv__slowres_mutex);
+  uv__tpm_lock(&uv__slowres_mutex);
   uv__slowres_expire(uv_hrtime());
   count = atomic_load_explicit(&uv__slowres_entries, memory_order_relaxed);
-  uv_mutex_unlock(&uv__slowres_mutex);
+  uv__tpm_unlock(&uv__slowres_mutex);
   return count;
 }
 
@@ -781,7 +812,7 @@ void uv_fs_slow_resource_foreach(void (*cb)(const uv_fs_slow_resource_t* e,
   uint64_t now;
 
   uv__slowres_init();
-  uv_mutex_lock(&uv__slowres_mutex);
+  uv__tpm_lock(&uv__slowres_mutex);
   now = uv_hrtime();
   uv__slowres_expire(now);
   uv__queue_foreach(q, &uv__slowres_list) {
@@ -804,26 +835,26 @@ void uv_fs_slow_resource_foreach(void (*cb)(const uv_fs_slow_resource_t* e,
     }
     cb(&r, arg);
   }
-  uv_mutex_unlock(&uv__slowres_mutex);
+  uv__tpm_unlock(&uv__slowres_mutex);
 }
 
 
 void uv_fs_slow_resource_clear(void) {
   uv__slowres_init();
-  uv_mutex_lock(&uv__slowres_mutex);
+  uv__tpm_lock(&uv__slowres_mutex);
   while (!uv__queue_empty(&uv__slowres_list))
     uv__slowres_remove(uv__queue_data(uv__queue_head(&uv__slowres_list),
                                       struct uv__slowres,
                                       link));
   assert(uv__slowres_total == 0);
   uv__slowres_due = UV__SLOWRES_NEVER;
-  uv_mutex_unlock(&uv__slowres_mutex);
+  uv__tpm_unlock(&uv__slowres_mutex);
 }
 
 
 void uv_fs_slow_resource_set_cb(uv_slow_resource_cb cb) {
   uv__slowres_init();
-  uv_mutex_lock(&uv__slowres_mutex);
+  uv__tpm_lock(&uv__slowres_mutex);
   uv__slowres_cb = cb;
-  uv_mutex_unlock(&uv__slowres_mutex);
+  uv__tpm_unlock(&uv__slowres_mutex);
 }

@@ -21,7 +21,9 @@
 
 
 /*
- * nodecure: stopping another thread's synchronous calls (uv/sync-stop.h).
+ * nodecure: stopping another thread's synchronous calls (uv/sync-stop.h;
+ * layer 4: calls the Hangman, the mount table and the core, see
+ * threadpool-core.h).
  *
  * The signal must never reach the owner outside a section: a system call
  * there could fail with an EINTR that its caller does not expect. So the
@@ -41,11 +43,20 @@
  * section is over. leave() keeps the common case (INSIDE to IDLE) in line
  * and the rest in uv__sync_stop_leave_kicked().
  *
- * Ownership: `depth`, `stopped`, `abandoned` and `saved` belong to the
- * owner thread; `token` is written by the owner before it publishes INSIDE
- * (release) and read by the requester after its CAS (acquire); `stop` is
- * written by the requester and read by the owner
- * (uv_threadpool_should_stop()).
+ * Where things are decided: whether a call is a section, the owner's token
+ * callback (uv_sync_stop_enter()); whether a request stops it, the
+ * requester's CAS to KICKING and its look at the token there
+ * (uv_sync_stop_request()); whether the section was stopped, its stop word
+ * (uv_sync_stop_leave()).
+ *
+ * Lock and ownership: no lock of its own (the phase word is the
+ * synchronisation); uv_sync_stop_register() takes uv__tpm_mutex for the
+ * Hangman, and uv_threadpool_get_interrupt_signal() takes it briefly.
+ * `depth`, `stopped`, `abandoned` and `saved` belong to the owner thread;
+ * `token` is written by the owner before it publishes INSIDE (release) and
+ * read by the requester after its CAS (acquire); `stop` is written by the
+ * requester and read by the owner (uv_threadpool_should_stop());
+ * `kicked_at` belongs to the requester in KICKING.
  */
 
 #include "threadpool-manager.h"
@@ -97,11 +108,11 @@ uv_sync_stop_t* uv_sync_stop_register(uv_sync_stop_token_cb cb, void* data) {
   s->owner = pthread_self();
   atomic_init(&s->phase, UV__SYNC_IDLE);
 
-  uv__tpm_init();
-  uv_mutex_lock(&uv__tpm_mutex);
+  uv__hangman_init();
+  uv__tpm_lock(&uv__tpm_mutex);
   uv__hangman_prepare_thread();  /* installs and unblocks the signal */
-  uv_mutex_unlock(&uv__tpm_mutex);
-  uv__fs_hop_init();  /* the mount table, for calls on hang-prone mounts */
+  uv__tpm_unlock(&uv__tpm_mutex);
+  uv__mounts_init();  /* the mount table, for calls on hang-prone mounts */
 
   uv__sync_stop_current = s;
   return s;

@@ -20,7 +20,9 @@
  */
 
 /*
- * nodecure: the threadpool Manager.
+ * nodecure: the threadpool Manager (layer 3: calls the Priority Executor,
+ * the Hangman, the slow-resource list and the core, and threadpool.c; see
+ * threadpool-core.h for the layers and the lock table).
  *
  * A submission with a budget gets a task record. The record, not the
  * request, is what the pool queues and runs: its uv__work carries our
@@ -41,21 +43,25 @@
  *          deadline, no callback                    v
  *                            +------------------> TIMEDOUT
  *
- * The race "work returned" / "deadline passed" is decided in one place: a
- * compare-and-swap on the slot's state word. The worker moves RUNNING to
- * IDLE (or COMMITTED), the watchdog RUNNING to DECIDING; the sequence number
- * in the word makes a swap on behalf of an earlier task fail. Whoever changes
- * RUNNING first wins. A task that completes without ever reaching its
- * deadline therefore takes no lock at all. The watchdog changes the state of
- * a DECIDING task only with uv__tpm_mutex held, and a worker that finds its
- * task DECIDING waits for the decision under that lock. The done callback is
- * therefore posted exactly once: by the worker (upstream's path) or by the
- * watchdog (TIMEDOUT, with UV_ETIMEDOUT).
+ * Every change of a slot's word goes through UV__SLOT_SET() (a move that
+ * only one side can make) or UV__SLOT_CAS() (where they race), which check
+ * it against this diagram. The race "work returned" / "deadline passed" is
+ * decided in one place: a compare-and-swap on the slot's state word. The
+ * worker moves RUNNING to IDLE (or COMMITTED), the timer thread RUNNING to
+ * DECIDING; the sequence number in the word makes a swap on behalf of an
+ * earlier task fail. Whoever changes RUNNING first wins. A task that
+ * completes without ever reaching its deadline therefore takes no lock at
+ * all. The timer thread changes the state of a DECIDING task only with
+ * uv__tpm_mutex held, and a worker that finds its task DECIDING waits for
+ * the decision under that lock. The done callback is therefore posted
+ * exactly once: by the worker (upstream's path) or by the timer thread
+ * (TIMEDOUT, with UV_ETIMEDOUT).
  *
- * The watchdog dereferences a slot's task only after its swap to DECIDING
- * succeeded: until the decision the worker cannot post the done callback,
- * so the record cannot be freed under it. Slots themselves are freed only
- * with the lock held, which the watchdog holds while it scans them.
+ * The timer thread dereferences a slot's task only after its swap to
+ * DECIDING succeeded: until the decision the worker cannot post the done
+ * callback, so the record cannot be freed under it. Slots themselves are
+ * freed only with the lock held, which the timer thread holds while it
+ * scans them.
  *
  * Nothing is timed unless its submitter asked (uv__tpm_wrap()): work queued
  * with uv_queue_work_timed(), and fs and DNS requests submitted while the
@@ -64,47 +70,63 @@
  * uv_random() keep upstream's contract: their memory belongs to code that
  * does not know about timeouts.
  *
- * Stop first, abandon last. At the deadline the watchdog sets the task's
- * stop flag, has the Hangman signal its thread (a blocking system call
- * returns EINTR) and starts a replacement worker at once, but it delivers
- * the timeout only when the work has returned or a grace period (the
- * budget, at most UV__TPM_GRACE_MAX) has passed. Work that stops in time
- * therefore owns nothing after its callback ran: nothing is written late,
- * nothing needs to be pinned. Work that commits in the grace period
+ * Stop first, abandon last. At the deadline the timer thread sets the
+ * task's stop flag, has the Hangman signal its thread (a blocking system
+ * call returns EINTR) and starts a replacement worker at once, but it
+ * delivers the timeout only when the work has returned or a grace period
+ * (the budget, at most UV__TPM_GRACE_MAX) has passed. Work that stops in
+ * time therefore owns nothing after its callback ran: nothing is written
+ * late, nothing needs to be pinned. Work that commits in the grace period
  * (uv_threadpool_commit(): an fs call that returned a real result) even
  * completes normally, with status 0. Only work still running when the
  * grace period ends is abandoned: its callback gets the timeout while it
  * runs, and everything it touches stays its own until the reclaim.
  *
- * Report only (UV_THREADPOOL_ACTION_REPORT): at the deadline the watchdog
- * moves DECIDING back to RUNNING with no deadline, as an extension without
- * end, and posts a report to the task's loop ahead of any completion (both
- * go through the loop's wq, in order), so the report callback runs while the
- * request is still pending. Nothing is stopped, replaced or abandoned.
+ * Report only (UV_THREADPOOL_ACTION_REPORT): at the deadline the timer
+ * thread moves DECIDING back to RUNNING with no deadline, as an extension
+ * without end, and posts a report to the task's loop ahead of any
+ * completion (both go through the loop's wq, in order), so the report
+ * callback runs while the request is still pending. Nothing is stopped,
+ * replaced or abandoned.
  *
  * A TIMEDOUT record lives on as a zombie until both halves are over: its done
  * callback ran on the loop, and its work returned on the abandoned thread.
  * Whoever is second releases it, running the reclaim callbacks on the loop.
  *
- * Lock order: uv__tpm_mutex, then threadpool.c's `mutex`, then a loop's
- * wq_mutex. Only the watchdog and the workers' slow paths take the first.
+ * Where the other decisions are made: whether a submission is timed,
+ * uv__tpm_wrap(); what a task past its deadline gets (an extension, a
+ * report, a timeout), uv__tpm_expire(); abandoned and replaced, or kept
+ * (the cap), uv__tpm_time_out(); delivered at the end of its grace period,
+ * uv__tpm_overdue(); what its worker does once the work returns,
+ * uv__tpm_finish_timed_out(); whether a queued request fails because the
+ * pool is stalled, uv__tpm_unstall(). A timed-out record is freed by the
+ * second of its halves to end: uv__tpm_deliver() on the loop, or the
+ * reclaim that uv__tpm_finish_timed_out() posts (uv__tpm_reclaim_done()).
+ *
+ * Lock and ownership: uv__tpm_mutex (the core's; first in the lock table),
+ * then threadpool.c's `mutex`, then a loop's wq_mutex. Only the timer
+ * thread and the workers' slow paths take the first. A task record's hot
+ * half is the submitting loop's and its worker's; its cold half is the
+ * timer thread's, under the lock, from uv__tpm_task_cold() on. A slot's
+ * fields but `word` and `seen` are its worker's; `seen` is the timer
+ * thread's; the slot list is changed under the lock. The Manager's work on
+ * the timer thread is its chore (uv__tpm_chore(), uv__tpm_missed()), which
+ * the core runs.
  */
 
 #include "threadpool-manager.h"
 
 #include <assert.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#define UV__NS_PER_MS ((uint64_t) 1000000)
 /* How long work that was told to stop may take to return before it is
  * abandoned (never more than its budget). */
 #define UV__TPM_GRACE_MAX ((uint64_t) 50 * UV__NS_PER_MS)
-/* While the pool is stalled, how often the watchdog fails the timed
+/* While the pool is stalled, how often the timer thread fails the timed
  * requests queued since it last looked. */
 #define UV__TPM_STALL_POLL ((uint64_t) 10 * UV__NS_PER_MS)
 
@@ -123,9 +145,44 @@ enum {
   ((int) ((word) & ((1u << UV__SLOT_STATE_BITS) - 1)))
 #define UV__SLOT_SEQ(word) ((word) >> UV__SLOT_STATE_BITS)
 
+#ifdef UV__TPM_DEBUG
+/* The moves of the diagram above: bit `to` of uv__slot_moves[from]. */
+static const unsigned char uv__slot_moves[] = {
+  [UV__SLOT_IDLE] = 1 << UV__SLOT_RUNNING,
+  [UV__SLOT_RUNNING] =
+      1 << UV__SLOT_IDLE | 1 << UV__SLOT_COMMITTED | 1 << UV__SLOT_DECIDING,
+  [UV__SLOT_DECIDING] = 1 << UV__SLOT_RUNNING | 1 << UV__SLOT_TIMEDOUT,
+  [UV__SLOT_COMMITTED] = 1 << UV__SLOT_IDLE,
+  [UV__SLOT_TIMEDOUT] = 1 << UV__SLOT_IDLE
+};
+/* From word `from` to word `to`: a move of the diagram, for the same task
+ * (a new task's RUNNING, with a new sequence number, is uv__tpm_run()'s). */
+# define UV__SLOT_MOVE_OK(from, to)                                           \
+  (UV__SLOT_SEQ(from) == UV__SLOT_SEQ(to) &&                                  \
+   ((uv__slot_moves[UV__SLOT_STATE(from)] >> UV__SLOT_STATE(to)) & 1))
+#endif
+
+/* Moves slot `s` from its word `from` (read or set by the caller, which
+ * alone can make this move) to the word `to`. */
+#define UV__SLOT_SET(s, from, to, order)                                      \
+  do {                                                                        \
+    UV__TPM_ASSERT(UV__SLOT_MOVE_OK((from), (to)));                           \
+    atomic_store_explicit(&(s)->word, (to), order);                           \
+  } while (0)
+
+/* The same where the worker and the timer thread race: nonzero if the word
+ * was still *expected (else *expected is what it is). */
+#define UV__SLOT_CAS(s, expected, to, success, failure)                       \
+  (UV__TPM_ASSERT(UV__SLOT_MOVE_OK(*(expected), (to))),                       \
+   atomic_compare_exchange_strong_explicit(&(s)->word,                        \
+                                           (expected),                        \
+                                           (to),                              \
+                                           success,                           \
+                                           failure))
+
 /* A timed request's record. What a task that ends in time uses is set by
  * uv__tpm_wrap() on every submission; the rest (from `notify` on) is read
- * only once the watchdog has taken the task (uv__tpm_expire(),
+ * only once the timer thread has taken the task (uv__tpm_expire(),
  * uv__tpm_take()), which clears it first: uv__tpm_task_cold(). */
 struct uv__tpm_task {
   struct uv__work work;       /* what the pool queues and runs */
@@ -168,7 +225,7 @@ struct uv__tpm_task {
 };
 
 /* A worker thread's view of the task it runs. The owning thread writes
- * everything but `word` and `seen` without synchronisation; the watchdog
+ * everything but `word` and `seen` without synchronisation; the timer thread
  * reads `task`, `start`, `deadline` and `budget` after an acquire load of
  * `word`. The worker writes nothing into the task's record on the way of a
  * task that ends in time: the record's lines stay the loop thread's. */
@@ -181,7 +238,7 @@ struct uv__tpm_slot {
   uint64_t seq;                      /* owner: tasks started */
   unsigned int signal_gen;           /* owner: see uv__hangman_signal_gen */
   uv_thread_t thread;                /* owner */
-  uint64_t seen;                     /* watchdog: seq at its last scan */
+  uint64_t seen;                     /* timer thread: seq at its last scan */
   _Atomic int held;                  /* owner writes: signal held (Hangman) */
   struct uv__queue link;             /* in uv__tpm_slots, under the lock */
   void* mem;                         /* what uv__free() takes */
@@ -201,22 +258,16 @@ struct uv__tpm_opts {
 
 _Atomic int uv__tpm_active;
 _Thread_local int uv__tpm_disp;
-uv_mutex_t uv__tpm_mutex;
-uint64_t uv__tpm_timed_out;
-uint64_t uv__tpm_cap_hits;
 
 static uv_once_t uv__tpm_once = UV_ONCE_INIT;
-static int uv__tpm_initialized;
-static uv_cond_t uv__tpm_wd_cond;     /* wakes the watchdog */
 static uv_cond_t uv__tpm_decided;     /* a DECIDING task was decided */
-static uv_thread_t uv__tpm_wd_thread;
-static int uv__tpm_wd_state;          /* 0: not started, 1: running, 2: stop */
-/* The watchdog's next wake-up, 0 while it is awake: a worker that starts a
- * task with an earlier deadline wakes it. */
-static _Atomic uint64_t uv__tpm_wd_next = (uint64_t) -1;
 static struct uv__queue uv__tpm_slots;
 static struct uv__queue uv__tpm_zombies;
 _Atomic uint64_t uv__tpm_default_ms;
+/* The Manager's counters (the Priority Executor and the Hangman keep
+ * theirs), under the lock. */
+static uint64_t uv__tpm_timed_out;
+static uint64_t uv__tpm_cap_hits;
 static uint64_t uv__tpm_extended;
 static uint64_t uv__tpm_stopped;      /* timed out, returned in the grace */
 static uint64_t uv__tpm_late;         /* committed in the grace: completed */
@@ -235,7 +286,6 @@ static _Atomic(uv_threadpool_report_cb) uv__tpm_report_cb;
 
 _Thread_local struct uv__tpm_task* uv__tpm_current;
 static _Thread_local struct uv__tpm_slot* uv__tpm_slot;
-_Thread_local _Atomic int* uv__tpm_current_stop;
 static _Thread_local struct uv__tpm_task* uv__tpm_delivering;
 static _Thread_local const struct uv__tpm_opts* uv__tpm_next;
 _Thread_local uint64_t uv__tpm_thread_ms;  /* see threadpool-manager.h */
@@ -264,10 +314,10 @@ static void uv__tpm_atfork_child(void) {
   struct uv__queue* q;
 
   /* Only the forking thread survives: forget the parent's tasks and threads
-   * (their memory is leaked) and start from scratch. */
-  if (uv_mutex_init(&uv__tpm_mutex) ||
-      uv_cond_init(&uv__tpm_wd_cond) ||
-      uv_cond_init(&uv__tpm_decided))
+   * (their memory is leaked) and start from scratch. The core's handler ran
+   * first (the lock, the timer thread), the Hangman's and the Priority
+   * Executor's run too. */
+  if (uv_cond_init(&uv__tpm_decided))
     abort();
   uv__queue_init(&uv__tpm_slots);
   /* A record whose delivery is queued on a loop is unlinked again when it
@@ -280,19 +330,15 @@ static void uv__tpm_atfork_child(void) {
   uv__tpm_kept = 0;
   uv__tpm_stalling = 0;
   uv__tpm_stalling_slow = 0;
-  uv__tpm_wd_state = 0;
-  atomic_store(&uv__tpm_wd_next, (uint64_t) -1);
   uv__tpm_current = NULL;
-  uv__tpm_current_stop = NULL;
   uv__tpm_slot = NULL;
-  uv__hangman_atfork();
-  uv__executor_atfork();
 }
 
 
 static void uv__tpm_cache_drain(void* unused) {
   struct uv__tpm_task* t;
 
+  (void) unused;
   while ((t = uv__tpm_cache) != NULL) {
     uv__tpm_cache = *(struct uv__tpm_task**) t;
     uv__free(t);
@@ -314,6 +360,7 @@ static inline uint64_t uv__tpm_now(void) {
 
 /* Never called: marks a request's uv__work as owned by a task record. */
 static void uv__tpm_tag(struct uv__work* w) {
+  (void) w;
   abort();
 }
 
@@ -340,12 +387,13 @@ static struct uv__tpm_task* uv__tpm_task_alloc(void) {
 }
 
 
-/* With the lock held, on the watchdog, when it first takes a task (at its
+/* With the lock held, on the timer thread, when it first takes a task (at its
  * deadline, or queued in a stalled pool): clears the record's cold half.
  * Before this, nothing but the worker and the loop's completion touch the
  * task, and they use only the hot half. Once only: an extended task may
  * be taken again. */
 static void uv__tpm_task_cold(struct uv__tpm_task* t) {
+  UV__TPM_ASSERT_HELD(&uv__tpm_mutex);
   if (t->cold)
     return;
   memset(&t->notify,
@@ -374,10 +422,17 @@ static void uv__tpm_task_free(struct uv__tpm_task* t) {
 }
 
 
+static uint64_t uv__tpm_chore(void);
+static int uv__tpm_missed(uint64_t next);
+
+
+/* Once: the Hangman (and under it the core), then the Manager's own state,
+ * its fork handler and its chore on the timer thread. */
 static void uv__tpm_init_once(void) {
-  if (uv_mutex_init(&uv__tpm_mutex) ||
-      uv_cond_init(&uv__tpm_wd_cond) ||
-      uv_cond_init(&uv__tpm_decided))
+  static const struct uv__tpm_chore chore = { uv__tpm_chore, uv__tpm_missed };
+
+  uv__hangman_init();
+  if (uv_cond_init(&uv__tpm_decided))
     abort();
   uv__queue_init(&uv__tpm_slots);
   uv__queue_init(&uv__tpm_zombies);
@@ -385,7 +440,7 @@ static void uv__tpm_init_once(void) {
     abort();
   if (pthread_key_create(&uv__tpm_cache_key, uv__tpm_cache_drain))
     abort();
-  uv__tpm_initialized = 1;
+  uv__tpm_set_chore(UV__TPM_CHORE_MANAGER, &chore);
 }
 
 
@@ -396,63 +451,10 @@ void uv__tpm_init(void) {
 
 static void uv__tpm_activate(void) {
   uv__tpm_init();
-  /* getenv(), here rather than on the watchdog: the cap and the signal. */
+  /* getenv(), here rather than on the timer thread: the cap and the signal. */
   uv__hangman_init_limit();
   (void) uv_threadpool_get_interrupt_signal();
   atomic_store_explicit(&uv__tpm_active, 1, memory_order_relaxed);
-}
-
-
-static void uv__tpm_watchdog(void* arg);
-
-
-/* Before starting a thread of ours: blocks every signal but the synchronous
- * fault signals on the calling thread, so that the new thread inherits that
- * mask, and saves the old one (restore it with pthread_sigmask()). A fault
- * on a thread of ours must reach the process's crash handler: a blocked
- * fault signal kills the process without it. */
-void uv__tpm_block_signals(sigset_t* saved) {
-  sigset_t all;
-
-  sigfillset(&all);
-  sigdelset(&all, SIGSEGV);
-  sigdelset(&all, SIGBUS);
-  sigdelset(&all, SIGFPE);
-  sigdelset(&all, SIGILL);
-  sigdelset(&all, SIGTRAP);
-  sigdelset(&all, SIGSYS);
-  sigdelset(&all, SIGABRT);
-  pthread_sigmask(SIG_SETMASK, &all, saved);
-}
-
-
-/* With the lock held. */
-static void uv__tpm_ensure_watchdog(void) {
-  uv_thread_options_t options;
-  sigset_t saved;
-
-  if (uv__tpm_wd_state != 0)
-    return;
-
-  /* The watchdog, and the replacement workers it starts, receive no
-   * process-directed signals; workers unblock the interrupt signal in
-   * uv__hangman_prepare_thread(). */
-  uv__tpm_block_signals(&saved);
-  options.flags = UV_THREAD_HAS_STACK_SIZE;
-  options.stack_size = 1u << 20;
-  if (0 == uv_thread_create_ex(&uv__tpm_wd_thread,
-                               &options,
-                               uv__tpm_watchdog,
-                               NULL))
-    uv__tpm_wd_state = 1;
-  pthread_sigmask(SIG_SETMASK, &saved, NULL);
-}
-
-
-/* With the lock held: makes the watchdog look at its lists again. */
-void uv__tpm_wake(void) {
-  uv__tpm_ensure_watchdog();
-  uv_cond_signal(&uv__tpm_wd_cond);
 }
 
 
@@ -460,18 +462,20 @@ void uv__tpm_wake(void) {
 static void uv__tpm_enqueue(struct uv__tpm_task* t) {
   uv_loop_t* loop;
 
+  UV__TPM_ASSERT_HELD(&uv__tpm_mutex);
   assert(t->cold);
   loop = t->loop;
   t->notify_pending = 1;
-  uv_mutex_lock(&loop->wq_mutex);
+  uv__tpm_lock_upstream(&loop->wq_mutex, UV__LOCK_WQ);
   uv__queue_insert_tail(&loop->wq, &t->notify.wq);
   uv_async_send(&loop->wq_async);
-  uv_mutex_unlock(&loop->wq_mutex);
+  uv__tpm_unlock_upstream(&loop->wq_mutex, UV__LOCK_WQ);
 }
 
 
 /* With the lock held: the loop will run the delivery (or the reclaim). */
 static void uv__tpm_post(struct uv__tpm_task* t) {
+  UV__TPM_ASSERT_HELD(&uv__tpm_mutex);
   t->posted = 1;
   uv__tpm_enqueue(t);
 }
@@ -490,11 +494,12 @@ static void uv__tpm_reclaim(struct uv__tpm_task* t) {
 static void uv__tpm_reclaim_done(struct uv__work* n, int status) {
   struct uv__tpm_task* t;
 
+  (void) status;
   t = container_of(n, struct uv__tpm_task, notify);
-  uv_mutex_lock(&uv__tpm_mutex);
+  uv__tpm_lock(&uv__tpm_mutex);
   t->notify_pending = 0;
   uv__queue_remove(&t->link);
-  uv_mutex_unlock(&uv__tpm_mutex);
+  uv__tpm_unlock(&uv__tpm_mutex);
   uv__tpm_reclaim(t);
 }
 
@@ -502,6 +507,7 @@ static void uv__tpm_reclaim_done(struct uv__work* n, int status) {
 /* With the lock held, on the abandoned thread or the loop: both halves of a
  * timed-out task are over. */
 static void uv__tpm_post_reclaim(struct uv__tpm_task* t) {
+  UV__TPM_ASSERT_HELD(&uv__tpm_mutex);
   if (t->loop == NULL) {
     /* The loop was closed: nobody is left to tell. */
     uv__queue_remove(&t->link);
@@ -520,12 +526,13 @@ static void uv__tpm_deliver(struct uv__work* n, int status) {
   struct uv__tpm_task* t;
   struct uv__work* user;
 
+  (void) status;  /* The task's own: t->status. */
   t = container_of(n, struct uv__tpm_task, notify);
   user = t->user;
 
-  uv_mutex_lock(&uv__tpm_mutex);
+  uv__tpm_lock(&uv__tpm_mutex);
   t->notify_pending = 0;
-  uv_mutex_unlock(&uv__tpm_mutex);
+  uv__tpm_unlock(&uv__tpm_mutex);
 
   /* As after any completion: uv_cancel() says UV_EBUSY. */
   user->work = NULL;
@@ -537,30 +544,32 @@ static void uv__tpm_deliver(struct uv__work* n, int status) {
   t->user_done(user, t->status);
   uv__tpm_delivering = saved;
 
-  uv_mutex_lock(&uv__tpm_mutex);
+  uv__tpm_lock(&uv__tpm_mutex);
   t->delivered = 1;
   if (!t->returned) {
-    uv_mutex_unlock(&uv__tpm_mutex);
+    uv__tpm_unlock(&uv__tpm_mutex);
     return;  /* The abandoned thread posts the reclaim when it returns. */
   }
   uv__queue_remove(&t->link);
-  uv_mutex_unlock(&uv__tpm_mutex);
+  uv__tpm_unlock(&uv__tpm_mutex);
   uv__tpm_reclaim(t);
 }
 
 
-/* With the lock held, on the watchdog: the one place a task times out. Its
- * slot is DECIDING, which only the watchdog changes. */
+/* With the lock held, on the timer thread: the one place a task times out. Its
+ * slot is DECIDING, which only the timer thread changes. */
 static void uv__tpm_time_out(struct uv__tpm_slot* s, struct uv__tpm_task* t) {
   uint64_t word;
   int slow_io;
 
+  UV__TPM_ASSERT_HELD(&uv__tpm_mutex);
   assert(t->cold);
   atomic_store_explicit(&t->stop, 1, memory_order_release);
   uv__queue_insert_tail(&uv__tpm_zombies, &t->link);
   uv__tpm_timed_out++;
 
   slow_io = t->kind == UV__WORK_SLOW_IO;
+  UV__TPM_ASSERT_MAY_TAKE(UV__LOCK_POOL);  /* uv__threadpool_replace() */
   if (uv__hangman_can_adopt() &&
       0 == uv__threadpool_replace(&t->thread, slow_io)) {
     t->status = UV_ETIMEDOUT;
@@ -577,9 +586,10 @@ static void uv__tpm_time_out(struct uv__tpm_slot* s, struct uv__tpm_task* t) {
   }
 
   word = atomic_load_explicit(&s->word, memory_order_relaxed);
-  atomic_store_explicit(&s->word,
-                        UV__SLOT_WORD(UV__SLOT_SEQ(word), UV__SLOT_TIMEDOUT),
-                        memory_order_release);
+  UV__SLOT_SET(s,
+               word,
+               UV__SLOT_WORD(UV__SLOT_SEQ(word), UV__SLOT_TIMEDOUT),
+               memory_order_release);
 
   /* Delivered when the work returns (uv__tpm_finish()), or at the end of
    * the grace period (uv__tpm_overdue()), whichever is first. */
@@ -595,25 +605,27 @@ static void uv__tpm_report_done(struct uv__work* n, int status) {
   uv_threadpool_report_cb cb;
   struct uv__tpm_task* t;
 
+  (void) status;
   t = container_of(n, struct uv__tpm_task, notify);
-  uv_mutex_lock(&uv__tpm_mutex);
+  uv__tpm_lock(&uv__tpm_mutex);
   t->notify_pending = 0;
-  uv_mutex_unlock(&uv__tpm_mutex);
+  uv__tpm_unlock(&uv__tpm_mutex);
   cb = atomic_load_explicit(&uv__tpm_report_cb, memory_order_acquire);
   if (cb != NULL)
     cb(t->loop, t->tag, t->reported_ms);
 }
 
 
-/* With the lock held, on the watchdog, for a DECIDING task whose action is
+/* With the lock held, on the timer thread, for a DECIDING task whose action is
  * to report: it runs on without a deadline, and its loop is told. */
 static void uv__tpm_report(struct uv__tpm_slot* s,
                            struct uv__tpm_task* t,
                            uint64_t now) {
   uint64_t word;
 
+  UV__TPM_ASSERT_HELD(&uv__tpm_mutex);
   uv__tpm_reported++;
-  atomic_store_explicit(&s->deadline, (uint64_t) -1, memory_order_relaxed);
+  atomic_store_explicit(&s->deadline, UV__TPM_NEVER, memory_order_relaxed);
   if (t->tag != NULL && t->loop != NULL && !t->notify_pending &&
       atomic_load_explicit(&uv__tpm_report_cb, memory_order_relaxed) != NULL) {
     t->reported_ms = (now - t->start) / UV__NS_PER_MS;
@@ -621,13 +633,14 @@ static void uv__tpm_report(struct uv__tpm_slot* s,
     uv__tpm_enqueue(t);  /* Before the worker can post its completion. */
   }
   word = atomic_load_explicit(&s->word, memory_order_relaxed);
-  atomic_store_explicit(&s->word,
-                        UV__SLOT_WORD(UV__SLOT_SEQ(word), UV__SLOT_RUNNING),
-                        memory_order_release);
+  UV__SLOT_SET(s,
+               word,
+               UV__SLOT_WORD(UV__SLOT_SEQ(word), UV__SLOT_RUNNING),
+               memory_order_release);
 }
 
 
-/* With the lock held, on the watchdog: abandons the timed-out tasks whose
+/* With the lock held, on the timer thread: abandons the timed-out tasks whose
  * grace period is over (their callbacks get the timeout while the work
  * still runs). Returns the end of the earliest grace period still ahead. */
 static uint64_t uv__tpm_overdue(uint64_t now) {
@@ -635,7 +648,8 @@ static uint64_t uv__tpm_overdue(uint64_t now) {
   struct uv__queue* q;
   uint64_t next;
 
-  next = (uint64_t) -1;
+  UV__TPM_ASSERT_HELD(&uv__tpm_mutex);
+  next = UV__TPM_NEVER;
   uv__queue_foreach(q, &uv__tpm_zombies) {
     t = uv__queue_data(q, struct uv__tpm_task, link);
     if (t->posted || t->returned || t->late_commit || t->loop == NULL)
@@ -655,7 +669,7 @@ static uint64_t uv__tpm_overdue(uint64_t now) {
 }
 
 
-/* With the lock held, on the watchdog, for a task whose slot it moved from
+/* With the lock held, on the timer thread, for a task whose slot it moved from
  * RUNNING to DECIDING. The timed-out callback runs without the lock;
  * meanwhile a completion or a commit waits for the decision. */
 static void uv__tpm_expire(struct uv__tpm_slot* s, uint64_t now) {
@@ -664,6 +678,7 @@ static void uv__tpm_expire(struct uv__tpm_slot* s, uint64_t now) {
   uint64_t deadline;
   uint64_t word;
 
+  UV__TPM_ASSERT_HELD(&uv__tpm_mutex);
   t = atomic_load_explicit(&s->task, memory_order_relaxed);
   uv__tpm_task_cold(t);
   /* Only now does the record learn where and when it runs. */
@@ -676,17 +691,17 @@ static void uv__tpm_expire(struct uv__tpm_slot* s, uint64_t now) {
     return;
   }
   if (t->timedout_cb != NULL) {
-    uv_mutex_unlock(&uv__tpm_mutex);
+    uv__tpm_unlock(&uv__tpm_mutex);
     extension = t->timedout_cb(t->req, (now - t->start) / UV__NS_PER_MS);
-    uv_mutex_lock(&uv__tpm_mutex);
+    uv__tpm_lock(&uv__tpm_mutex);
     if (extension != 0) {
       deadline = uv_hrtime() + uv__tpm_ms_to_ns(extension);
       atomic_store_explicit(&s->deadline, deadline, memory_order_relaxed);
       word = atomic_load_explicit(&s->word, memory_order_relaxed);
-      atomic_store_explicit(
-          &s->word,
-          UV__SLOT_WORD(UV__SLOT_SEQ(word), UV__SLOT_RUNNING),
-          memory_order_release);
+      UV__SLOT_SET(s,
+                   word,
+                   UV__SLOT_WORD(UV__SLOT_SEQ(word), UV__SLOT_RUNNING),
+                   memory_order_release);
       uv__tpm_extended++;
       uv_cond_broadcast(&uv__tpm_decided);
       return;
@@ -710,9 +725,10 @@ static uint64_t uv__tpm_scan(uint64_t* floor) {
   uint64_t word;
   uint64_t now;
 
+  UV__TPM_ASSERT_HELD(&uv__tpm_mutex);
 rescan:
   now = uv_hrtime();
-  next = (uint64_t) -1;
+  next = UV__TPM_NEVER;
   uv__queue_foreach(q, &uv__tpm_slots) {
     s = uv__queue_data(q, struct uv__tpm_slot, link);
     word = atomic_load_explicit(&s->word, memory_order_acquire);
@@ -731,12 +747,11 @@ rescan:
       continue;
     }
     /* Fails if the work returned (or another task started) meanwhile. */
-    if (!atomic_compare_exchange_strong_explicit(
-            &s->word,
-            &word,
-            UV__SLOT_WORD(UV__SLOT_SEQ(word), UV__SLOT_DECIDING),
-            memory_order_acquire,
-            memory_order_relaxed))
+    if (!UV__SLOT_CAS(s,
+                      &word,
+                      UV__SLOT_WORD(UV__SLOT_SEQ(word), UV__SLOT_DECIDING),
+                      memory_order_acquire,
+                      memory_order_relaxed))
       continue;
     uv__tpm_expire(s, now);  /* May drop the lock: start over. */
     goto rescan;
@@ -747,13 +762,14 @@ rescan:
 
 /* With the lock held, after publishing `next` as the next wake-up: did a
  * worker start a task due earlier without seeing it? (Either it sees the
- * new uv__tpm_wd_next and wakes us, or we see its slot here: both sides
+ * new uv__tpm_timer_next and wakes us, or we see its slot here: both sides
  * use sequentially consistent accesses.) */
 static int uv__tpm_missed(uint64_t next) {
   struct uv__tpm_slot* s;
   struct uv__queue* q;
   uint64_t word;
 
+  UV__TPM_ASSERT_HELD(&uv__tpm_mutex);
   uv__queue_foreach(q, &uv__tpm_slots) {
     s = uv__queue_data(q, struct uv__tpm_slot, link);
     word = atomic_load(&s->word);
@@ -768,7 +784,7 @@ static int uv__tpm_missed(uint64_t next) {
 static void uv__tpm_run(struct uv__work* w);
 
 
-/* With the lock held and threadpool.c's `mutex`, on the watchdog: a request
+/* With the lock held and threadpool.c's `mutex`, on the timer thread: a request
  * queued in a stalled pool. A timed one (a record) gets UV_EPOOLSTALLED
  * now, through uv__tpm_deliver() as a timeout does: it never ran, so it is
  * "returned" and reclaimed right after its callback. Untimed requests keep
@@ -776,6 +792,7 @@ static void uv__tpm_run(struct uv__work* w);
 static int uv__tpm_take(struct uv__work* w) {
   struct uv__tpm_task* t;
 
+  UV__TPM_ASSERT_HELD(&uv__tpm_mutex);
   if (w->work != uv__tpm_run)
     return 0;
   t = container_of(w, struct uv__tpm_task, work);
@@ -790,75 +807,50 @@ static int uv__tpm_take(struct uv__work* w) {
 }
 
 
-/* With the lock held, on the watchdog: while workers kept past their grace
+/* With the lock held, on the timer thread: while workers kept past their grace
  * period are all the pool has (for slow I/O: all it lets slow I/O use),
  * nothing queued would ever start; give each timed request queued there
  * its outcome instead, and look again soon for those queued meanwhile.
  * Returns when. */
 static uint64_t uv__tpm_unstall(uint64_t now) {
+  UV__TPM_ASSERT_HELD(&uv__tpm_mutex);
   if (uv__tpm_stalling == 0)
-    return (uint64_t) -1;
+    return UV__TPM_NEVER;
+  UV__TPM_ASSERT_MAY_TAKE(UV__LOCK_POOL);
   if (!uv__threadpool_flush_stalled(uv__tpm_stalling,
                                     uv__tpm_stalling_slow,
                                     uv__tpm_take))
-    return (uint64_t) -1;
+    return UV__TPM_NEVER;
   return now + UV__TPM_STALL_POLL;
 }
 
 
-static void uv__tpm_watchdog(void* arg) {
-  struct uv__queue to_join;
+/* The Manager's chore on the timer thread, with the lock held: times
+ * out what is past its deadline, delivers what is past its grace period,
+ * fails what is queued in a stalled pool. Returns when to look again. */
+static uint64_t uv__tpm_chore(void) {
   uint64_t floor;
   uint64_t next;
   uint64_t now;
   uint64_t h;
 
-  uv_thread_setname("libuv-watchdog");
-  uv_mutex_lock(&uv__tpm_mutex);
-  while (uv__tpm_wd_state == 1) {
-    atomic_store(&uv__tpm_wd_next, 0);  /* Awake: no need to signal us. */
-    floor = (uint64_t) -1;
-    next = uv__tpm_scan(&floor);
-    now = uv_hrtime();
-    h = uv__tpm_overdue(now);
-    if (h < next)
-      next = h;
-    h = uv__tpm_unstall(now);
-    if (h < next)
-      next = h;
+  UV__TPM_ASSERT_HELD(&uv__tpm_mutex);
+  floor = UV__TPM_NEVER;
+  next = uv__tpm_scan(&floor);
+  now = uv_hrtime();
+  h = uv__tpm_overdue(now);
+  if (h < next)
+    next = h;
+  h = uv__tpm_unstall(now);
+  if (h < next)
+    next = h;
 
-    uv__queue_init(&to_join);
-    h = uv__hangman_tick(now, &to_join);
-    if (h < next)
-      next = h;
-
-    if (!uv__queue_empty(&to_join)) {
-      uv_mutex_unlock(&uv__tpm_mutex);
-      uv__hangman_join(&to_join);
-      uv_mutex_lock(&uv__tpm_mutex);
-      continue;
-    }
-
-    /* While tasks keep starting, look again one (smallest) budget from now:
-     * a task that starts later is due later, so its worker need not wake
-     * us. Once none started since the last look, sleep until one does. */
-    if (floor != (uint64_t) -1 && now + floor < next)
-      next = now + floor;
-
-    atomic_store(&uv__tpm_wd_next, next);
-    if (uv__tpm_missed(next))
-      continue;
-    if (next == (uint64_t) -1)
-      uv_cond_wait(&uv__tpm_wd_cond, &uv__tpm_mutex);
-    else if (next > now)
-      uv_cond_timedwait(&uv__tpm_wd_cond, &uv__tpm_mutex, next - now);
-  }
-  uv_mutex_unlock(&uv__tpm_mutex);
-}
-
-
-_Atomic int* uv__tpm_held_flag(void) {
-  return uv__tpm_slot != NULL ? &uv__tpm_slot->held : NULL;
+  /* While tasks keep starting, look again one (smallest) budget from now:
+   * a task that starts later is due later, so its worker need not wake
+   * us. Once none started since the last look, sleep until one does. */
+  if (floor != UV__TPM_NEVER && now + floor < next)
+    next = now + floor;
+  return next;
 }
 
 
@@ -868,7 +860,7 @@ static struct uv__tpm_slot* uv__tpm_prepare_slot(void) {
   struct uv__tpm_slot* s;
   void* mem;
 
-  uv_mutex_lock(&uv__tpm_mutex);
+  uv__tpm_lock(&uv__tpm_mutex);
   s = uv__tpm_slot;
   if (s == NULL) {
     mem = uv__calloc(1, sizeof(*s) + 2 * UV__SLOT_ALIGN);
@@ -880,70 +872,40 @@ static struct uv__tpm_slot* uv__tpm_prepare_slot(void) {
     s->thread = uv_thread_self();
     uv__queue_insert_tail(&uv__tpm_slots, &s->link);
     uv__tpm_slot = s;
+    uv__hangman_set_held_flag(&s->held);
   }
-  s->signal_gen = atomic_load_explicit(&uv__hangman_signal_gen,
-                                       memory_order_relaxed);
+  s->signal_gen = uv__hangman_signal_generation();
   uv__hangman_prepare_thread();
-  uv_mutex_unlock(&uv__tpm_mutex);
+  uv__tpm_unlock(&uv__tpm_mutex);
   return s;
 }
 
 
-/* With the lock held: waits while the watchdog decides the slot's task. */
+/* With the lock held: waits while the timer thread decides the slot's task. */
 static uint64_t uv__tpm_decided_word(struct uv__tpm_slot* s) {
   uint64_t word;
 
+  UV__TPM_ASSERT_HELD(&uv__tpm_mutex);
   for (;;) {
     word = atomic_load_explicit(&s->word, memory_order_acquire);
     if (UV__SLOT_STATE(word) != UV__SLOT_DECIDING)
       return word;
-    uv_cond_wait(&uv__tpm_decided, &uv__tpm_mutex);
+    uv__tpm_wait(&uv__tpm_decided, &uv__tpm_mutex);
   }
 }
 
 
-/* On the worker, with no lock: the task's work returned. */
-static int uv__tpm_finish(struct uv__tpm_slot* s, struct uv__tpm_task* t) {
-  uint64_t idle;
-  uint64_t word;
+/* On the worker, with the lock held, once its work returned from a task
+ * the timer thread timed out (its slot TIMEDOUT, `word`): the task's second
+ * half is over. An abandoned thread leaves the pool (its slot goes), a
+ * kept one takes the next task; the delivery is posted now if the grace
+ * period did not, the reclaim if the loop already ran the delivery. */
+static int uv__tpm_finish_timed_out(struct uv__tpm_slot* s,
+                                    struct uv__tpm_task* t,
+                                    uint64_t word) {
   int disposition;
 
-  idle = UV__SLOT_WORD(s->seq, UV__SLOT_IDLE);
-  /* Work that committed its result (every fs call does): only this thread
-   * changes a COMMITTED slot, and the commit's exchange already ordered the
-   * watchdog's accesses to the task before it. No locked instruction. */
-  word = atomic_load_explicit(&s->word, memory_order_relaxed);
-  if (word == UV__SLOT_WORD(s->seq, UV__SLOT_COMMITTED)) {
-    atomic_store_explicit(&s->word, idle, memory_order_release);
-    return UV__TPM_DELIVER;
-  }
-
-  word = UV__SLOT_WORD(s->seq, UV__SLOT_RUNNING);
-  if (atomic_compare_exchange_strong_explicit(&s->word,
-                                              &word,
-                                              idle,
-                                              memory_order_acq_rel,
-                                              memory_order_acquire))
-    return UV__TPM_DELIVER;  /* threadpool.c posts t->work to the loop. */
-
-  if (UV__SLOT_STATE(word) == UV__SLOT_COMMITTED) {
-    /* Only this thread changes a COMMITTED slot. (The watchdog's accesses
-     * to the task, if it extended it, happen before the RUNNING that the
-     * commit swapped.) */
-    atomic_store_explicit(&s->word, idle, memory_order_release);
-    return UV__TPM_DELIVER;
-  }
-
-  /* The watchdog is deciding, or decided: the slow path. */
-  uv_mutex_lock(&uv__tpm_mutex);
-  word = uv__tpm_decided_word(s);
-  if (UV__SLOT_STATE(word) != UV__SLOT_TIMEDOUT) {
-    /* Extended, and perhaps committed since. */
-    atomic_store_explicit(&s->word, idle, memory_order_release);
-    uv_mutex_unlock(&uv__tpm_mutex);
-    return UV__TPM_DELIVER;
-  }
-
+  UV__TPM_ASSERT_HELD(&uv__tpm_mutex);
   assert(t->cold);
   t->returned = 1;
   if (t->late_commit) {
@@ -960,9 +922,13 @@ static int uv__tpm_finish(struct uv__tpm_slot* s, struct uv__tpm_task* t) {
     uv__queue_remove(&s->link);
     uv__free(s->mem);
     uv__tpm_slot = NULL;
+    uv__hangman_set_held_flag(NULL);
   } else {
     disposition = UV__TPM_SKIP;
-    atomic_store_explicit(&s->word, idle, memory_order_release);
+    UV__SLOT_SET(s,
+                 word,
+                 UV__SLOT_WORD(UV__SLOT_SEQ(word), UV__SLOT_IDLE),
+                 memory_order_release);
     assert(t->kept && uv__tpm_kept > 0);
     uv__tpm_kept--;
     if (t->stalling) {
@@ -975,8 +941,54 @@ static int uv__tpm_finish(struct uv__tpm_slot* s, struct uv__tpm_task* t) {
     uv__tpm_post(t);  /* Delivered now, and reclaimed right after. */
   else if (t->delivered)
     uv__tpm_post_reclaim(t);
-  uv_mutex_unlock(&uv__tpm_mutex);
   return disposition;  /* t may be gone already. */
+}
+
+
+/* On the worker, with no lock: the task's work returned. */
+static int uv__tpm_finish(struct uv__tpm_slot* s, struct uv__tpm_task* t) {
+  uint64_t idle;
+  uint64_t word;
+  int disposition;
+
+  idle = UV__SLOT_WORD(s->seq, UV__SLOT_IDLE);
+  /* Work that committed its result (every fs call does): only this thread
+   * changes a COMMITTED slot, and the commit's exchange already ordered the
+   * timer thread's accesses to the task before it. No locked instruction. */
+  word = atomic_load_explicit(&s->word, memory_order_relaxed);
+  if (word == UV__SLOT_WORD(s->seq, UV__SLOT_COMMITTED)) {
+    UV__SLOT_SET(s, word, idle, memory_order_release);
+    return UV__TPM_DELIVER;
+  }
+
+  word = UV__SLOT_WORD(s->seq, UV__SLOT_RUNNING);
+  if (UV__SLOT_CAS(s,
+                   &word,
+                   idle,
+                   memory_order_acq_rel,
+                   memory_order_acquire))
+    return UV__TPM_DELIVER;  /* threadpool.c posts t->work to the loop. */
+
+  if (UV__SLOT_STATE(word) == UV__SLOT_COMMITTED) {
+    /* Only this thread changes a COMMITTED slot. (The timer thread's
+     * accesses to the task, if it extended it, happen before the RUNNING
+     * that the commit swapped.) */
+    UV__SLOT_SET(s, word, idle, memory_order_release);
+    return UV__TPM_DELIVER;
+  }
+
+  /* The timer thread is deciding, or decided: the slow path. */
+  uv__tpm_lock(&uv__tpm_mutex);
+  word = uv__tpm_decided_word(s);
+  if (UV__SLOT_STATE(word) != UV__SLOT_TIMEDOUT) {
+    /* Extended, and perhaps committed since. */
+    UV__SLOT_SET(s, word, idle, memory_order_release);
+    uv__tpm_unlock(&uv__tpm_mutex);
+    return UV__TPM_DELIVER;
+  }
+  disposition = uv__tpm_finish_timed_out(s, t, word);
+  uv__tpm_unlock(&uv__tpm_mutex);
+  return disposition;
 }
 
 
@@ -990,31 +1002,33 @@ static void uv__tpm_run(struct uv__work* w) {
   t = container_of(w, struct uv__tpm_task, work);
 
   s = uv__tpm_slot;
-  if (s == NULL ||
-      s->signal_gen != atomic_load_explicit(&uv__hangman_signal_gen,
-                                            memory_order_relaxed))
+  if (s == NULL || s->signal_gen != uv__hangman_signal_generation())
     s = uv__tpm_prepare_slot();
 
   start = uv__tpm_now();
   deadline = start + t->budget;
+  UV__TPM_ASSERT(UV__SLOT_STATE(atomic_load_explicit(&s->word,
+                                                     memory_order_relaxed)) ==
+                 UV__SLOT_IDLE);
   s->seq++;
   atomic_store_explicit(&s->task, t, memory_order_relaxed);
   atomic_store_explicit(&s->start, start, memory_order_relaxed);
   atomic_store_explicit(&s->deadline, deadline, memory_order_relaxed);
   atomic_store_explicit(&s->budget, t->budget, memory_order_relaxed);
-  /* Publishes the above; sequentially consistent with the watchdog's
-   * uv__tpm_wd_next (see uv__tpm_missed()). */
+  /* IDLE to RUNNING, with the task's new sequence number. Publishes the
+   * above; sequentially consistent with the timer thread's uv__tpm_timer_next
+   * (see uv__tpm_missed()). */
   atomic_store(&s->word, UV__SLOT_WORD(s->seq, UV__SLOT_RUNNING));
-  if (deadline < atomic_load(&uv__tpm_wd_next)) {
-    uv_mutex_lock(&uv__tpm_mutex);
+  if (deadline < atomic_load(&uv__tpm_timer_next)) {
+    uv__tpm_lock(&uv__tpm_mutex);
     uv__tpm_wake();
-    uv_mutex_unlock(&uv__tpm_mutex);
+    uv__tpm_unlock(&uv__tpm_mutex);
   }
 
   uv__tpm_current = t;
-  uv__tpm_current_stop = &t->stop;
+  uv__tpm_set_current_stop(&t->stop);
   t->user_work(t->user);
-  uv__tpm_current_stop = NULL;
+  uv__tpm_set_current_stop(NULL);
   uv__tpm_current = NULL;
 
   uv__tpm_disp = uv__tpm_finish(s, t);
@@ -1062,7 +1076,7 @@ struct uv__work* uv__tpm_wrap(struct uv__work* w, enum uv__work_kind kind) {
   if (t == NULL)
     return w;  /* No memory: run it untimed rather than fail it. */
 
-  /* Every field of the hot half (the cold one waits for the watchdog). */
+  /* Every field of the hot half (the cold one waits for the timer thread). */
   t->work.loop = w->loop;
   t->work.work = uv__tpm_run;
   t->work.done = uv__tpm_done;
@@ -1094,27 +1108,23 @@ struct uv__work* uv__tpm_cancel_target(struct uv__work* w) {
 }
 
 
-int uv__tpm_stopping(void) {
-  _Atomic int* stop;
-
-  stop = uv__tpm_current_stop;
-  return stop != NULL && atomic_load_explicit(stop, memory_order_acquire);
-}
-
-
-/* On the worker running a timed task, whose slot the watchdog took. */
+/* On the worker running a timed task, whose slot the timer thread took. */
 static int uv__tpm_commit_decided(struct uv__tpm_slot* s) {
   uint64_t word;
   int committed;
 
-  uv_mutex_lock(&uv__tpm_mutex);
+  uv__tpm_lock(&uv__tpm_mutex);
   word = uv__tpm_decided_word(s);
   if (UV__SLOT_STATE(word) == UV__SLOT_RUNNING) {
-    /* Extended. The watchdog swaps a RUNNING slot only under the lock. */
-    word = UV__SLOT_WORD(s->seq, UV__SLOT_COMMITTED);
-    atomic_store_explicit(&s->word, word, memory_order_relaxed);
+    /* Extended. The timer thread swaps a RUNNING slot only under the lock. */
+    UV__SLOT_SET(s,
+                 word,
+                 UV__SLOT_WORD(s->seq, UV__SLOT_COMMITTED),
+                 memory_order_relaxed);
+    committed = 1;
+  } else {
+    committed = UV__SLOT_STATE(word) == UV__SLOT_COMMITTED;
   }
-  committed = UV__SLOT_STATE(word) == UV__SLOT_COMMITTED;
   assert(committed || uv__tpm_current->cold);
   if (!committed && !uv__tpm_current->posted) {
     /* Timed out, but the loop has not been told: the work may still
@@ -1122,7 +1132,7 @@ static int uv__tpm_commit_decided(struct uv__tpm_slot* s) {
     uv__tpm_current->late_commit = 1;
     committed = 1;
   }
-  uv_mutex_unlock(&uv__tpm_mutex);
+  uv__tpm_unlock(&uv__tpm_mutex);
   return committed;
 }
 
@@ -1134,12 +1144,11 @@ static inline int uv__tpm_commit(void) {
 
   s = uv__tpm_slot;
   word = UV__SLOT_WORD(s->seq, UV__SLOT_RUNNING);
-  if (atomic_compare_exchange_strong_explicit(
-          &s->word,
-          &word,
-          UV__SLOT_WORD(s->seq, UV__SLOT_COMMITTED),
-          memory_order_acq_rel,
-          memory_order_acquire))
+  if (UV__SLOT_CAS(s,
+                   &word,
+                   UV__SLOT_WORD(s->seq, UV__SLOT_COMMITTED),
+                   memory_order_acq_rel,
+                   memory_order_acquire))
     return 1;
   if (UV__SLOT_STATE(word) == UV__SLOT_COMMITTED)
     return 1;
@@ -1182,7 +1191,7 @@ int uv__tpm_thread_stuck(const uv_thread_t* tid) {
 
   uv__tpm_init();
   stuck = 0;
-  uv_mutex_lock(&uv__tpm_mutex);
+  uv__tpm_lock(&uv__tpm_mutex);
   uv__queue_foreach(q, &uv__tpm_slots) {
     s = uv__queue_data(q, struct uv__tpm_slot, link);
     if (!uv_thread_equal(&s->thread, tid))
@@ -1193,7 +1202,7 @@ int uv__tpm_thread_stuck(const uv_thread_t* tid) {
             state == UV__SLOT_DECIDING ||
             state == UV__SLOT_TIMEDOUT;
   }
-  uv_mutex_unlock(&uv__tpm_mutex);
+  uv__tpm_unlock(&uv__tpm_mutex);
   return stuck;
 }
 
@@ -1208,7 +1217,7 @@ void uv__tpm_loop_close(uv_loop_t* loop) {
     return;
 
   uv__tpm_init();
-  uv_mutex_lock(&uv__tpm_mutex);
+  uv__tpm_lock(&uv__tpm_mutex);
   q = uv__queue_next(&uv__tpm_zombies);
   while (q != &uv__tpm_zombies) {
     t = uv__queue_data(q, struct uv__tpm_task, link);
@@ -1216,9 +1225,9 @@ void uv__tpm_loop_close(uv_loop_t* loop) {
     if (t->loop != loop)
       continue;
     if (t->notify_pending) {
-      uv_mutex_lock(&loop->wq_mutex);
+      uv__tpm_lock_upstream(&loop->wq_mutex, UV__LOCK_WQ);
       uv__queue_remove(&t->notify.wq);
-      uv_mutex_unlock(&loop->wq_mutex);
+      uv__tpm_unlock_upstream(&loop->wq_mutex, UV__LOCK_WQ);
       t->notify_pending = 0;
     }
     t->loop = NULL;
@@ -1229,26 +1238,17 @@ void uv__tpm_loop_close(uv_loop_t* loop) {
       uv__free(t);
     }
   }
-  uv_mutex_unlock(&uv__tpm_mutex);
+  uv__tpm_unlock(&uv__tpm_mutex);
 }
 
 
+/* From the pool's shutdown: the idle executors, then the timer thread. */
 void uv__tpm_cleanup(void) {
-  int started;
-
-  if (!uv__tpm_initialized)
+  if (!uv__tpm_core_initialized())
     return;
 
   uv__executor_cleanup();
-
-  uv_mutex_lock(&uv__tpm_mutex);
-  started = uv__tpm_wd_state == 1;
-  uv__tpm_wd_state = 2;  /* Never restart. */
-  uv_cond_signal(&uv__tpm_wd_cond);
-  uv_mutex_unlock(&uv__tpm_mutex);
-
-  if (started)
-    uv_thread_join(&uv__tpm_wd_thread);
+  uv__tpm_timer_stop();
 
   /* Abandoned threads still running are left alone: the mutex and the
    * records they may touch are not freed. */
@@ -1371,11 +1371,6 @@ int uv_queue_work_timed(uv_loop_t* loop,
 }
 
 
-int uv_threadpool_should_stop(void) {
-  return uv__tpm_stopping();
-}
-
-
 int uv_work_should_stop(uv_work_t* req) {
   struct uv__tpm_task* t;
 
@@ -1399,7 +1394,7 @@ int uv_threadpool_work_stopped(void) {
   t = uv__tpm_delivering;
   if (t == NULL || t->status == 0)
     return UV_EINVAL;
-  /* Written by the watchdog before it posted the delivery, under the
+  /* Written by the timer thread before it posted the delivery, under the
    * loop's wq_mutex, which uv__work_done() took since. */
   return !t->running;
 }
@@ -1420,7 +1415,7 @@ int uv_threadpool_on_reclaim(uv_reclaim_cb cb, void* arg) {
 void uv_threadpool_get_stats(uv_threadpool_stats_t* stats) {
   memset(stats, 0, sizeof(*stats));
   uv__tpm_init();
-  uv_mutex_lock(&uv__tpm_mutex);
+  uv__tpm_lock(&uv__tpm_mutex);
   stats->timed_out = uv__tpm_timed_out;
   stats->extended = uv__tpm_extended;
   stats->stopped = uv__tpm_stopped;
@@ -1429,9 +1424,10 @@ void uv_threadpool_get_stats(uv_threadpool_stats_t* stats) {
   stats->kept_live = uv__tpm_kept;
   stats->stalled = uv__tpm_stalled;
   stats->reported = uv__tpm_reported;
-  stats->hopped = uv__fs_hop_count();
+  stats->hopped = uv__tpm_hop_count();
+  uv__executor_stats(stats);  /* adds to timed_out and cap_hits */
   uv__hangman_stats(stats);
-  uv_mutex_unlock(&uv__tpm_mutex);
+  uv__tpm_unlock(&uv__tpm_mutex);
   uv__slowres_stats(stats);
 }
 
@@ -1449,7 +1445,7 @@ const char* uv_timeout_err_name(int err) {
 const char* uv_timeout_strerror(int err) {
   switch (err) {
   case UV_ESLOWRESOURCE:
-    return "resource blacklisted after an earlier request on it timed out";
+    return "resource on the slow-resource list: an earlier request on it timed out";
   case UV_EABANDONCAP:
     return "task timed out; too many abandoned threads to replace it";
   case UV_EPOOLSTALLED:

@@ -20,11 +20,13 @@
  */
 
 /*
- * nodecure: internals of the timeout-aware threadpool, shared by
- * threadpool-manager.c (budgets, the watchdog thread, the state machine),
- * hangman.c (abandoned threads), priority-executor.c and slow-resource.c,
- * and the hooks in upstream's threadpool.c, fs.c, getaddrinfo.c,
- * getnameinfo.c, linux.c and uv-common.c.
+ * nodecure: the timed threadpool's header for upstream's files (the hooks in
+ * threadpool.c, fs.c, getaddrinfo.c, getnameinfo.c, linux.c and
+ * uv-common.c) and for the Manager and the layers above it. Its layers,
+ * bottom-up, and the lock table are described in threadpool-core.h; the
+ * headers of layers 0 to 2 are included here. Inline below: what the
+ * per-task and per-call paths ask (a submission's budget, the worker's
+ * question after a task, fs.c's gates, the hop's first test).
  *
  * On Windows the hooks compile to nothing: the feature is POSIX only.
  */
@@ -39,6 +41,15 @@
 
 #ifndef _WIN32
 
+#include "threadpool-core.h"     /* layer 0 */
+#include "hangman.h"             /* layer 1 */
+#include "slow-resource.h"       /* layer 1 */
+#include "mount-table.h"         /* layer 1 */
+#include "priority-executor.h"   /* layer 2 */
+
+
+/* threadpool-manager.c: the Manager (layer 3). */
+
 /* What a pool worker does after a task returns (uv__tpm_disposition()). */
 enum {
   UV__TPM_DELIVER = 0,  /* upstream's path: post the done callback */
@@ -50,11 +61,6 @@ enum {
  * upstream's path untouched. */
 extern _Atomic int uv__tpm_active;
 extern _Thread_local int uv__tpm_disp;
-
-/* The manager's lock: it serialises the watchdog's scans and decisions,
- * priority jobs and abandoned threads. A timed task that ends within its
- * budget never takes it (see the slots in threadpool-manager.c). */
-extern uv_mutex_t uv__tpm_mutex;
 
 #define uv__tpm_enabled()                                                     \
   atomic_load_explicit(&uv__tpm_active, memory_order_relaxed)
@@ -79,6 +85,7 @@ static inline int uv__tpm_budget_set(void) {
   return uv__tpm_enabled() && uv__tpm_budget_ms() != 0;
 }
 
+/* After each task, on the worker: one thread-local read. */
 static inline int uv__tpm_disposition(void) {
   int d;
 
@@ -88,46 +95,51 @@ static inline int uv__tpm_disposition(void) {
   return d;
 }
 
-/* A status delivered by the manager: the request's memory follows the
+/* A status delivered by the Manager: the request's memory follows the
  * lifetime rule of uv/timeout.h (uv_threadpool_on_reclaim()). */
 #define uv__tpm_is_timeout(status)                                            \
   ((status) == UV_ETIMEDOUT || (status) == UV_EABANDONCAP ||                 \
    (status) == UV_EPOOLSTALLED)
 
-/* threadpool-manager.c */
+/* Once: the Manager, the Hangman and the core. Without the lock. */
 void uv__tpm_init(void);
 struct uv__work* uv__tpm_wrap(struct uv__work* w, enum uv__work_kind kind);
 struct uv__work* uv__tpm_cancel_target(struct uv__work* w);
-int uv__tpm_stopping(void);
 int uv__tpm_commit_work(struct uv__work* w);
 void uv__tpm_on_reclaim_internal(struct uv__work* w,
                                  void (*cb)(struct uv__work* w));
 int uv__tpm_thread_stuck(const uv_thread_t* tid);
 void uv__tpm_loop_close(uv_loop_t* loop);
 void uv__tpm_cleanup(void);
-void uv__tpm_wake(void);
-void uv__tpm_block_signals(sigset_t* saved);
-/* The calling thread's stop word (its timed task's, its executor job's or
- * its stoppable section's), or NULL; uv__tpm_stopping() reads it. Only the
- * thread itself reads or writes its own. Inline: a stoppable section sets
- * and restores it around each synchronous call. */
-extern _Thread_local _Atomic int* uv__tpm_current_stop;
-static inline void uv__tpm_set_current_stop(_Atomic int* stop) {
-  uv__tpm_current_stop = stop;
-}
-static inline _Atomic int* uv__tpm_get_current_stop(void) {
-  return uv__tpm_current_stop;
-}
-extern uint64_t uv__tpm_cap_hits;
-extern uint64_t uv__tpm_timed_out;
 
 /* The timed task the calling pool thread runs, or NULL. */
 struct uv__tpm_task;
 extern _Thread_local struct uv__tpm_task* uv__tpm_current;
 
-/* fs-timeout.c: after an fs request's system call, nonzero if the work may
- * publish `r` (errno `err`). Inline for what nearly every call is: untimed
- * work, or timed work that was not interrupted and commits its result. */
+
+/* threadpool.c (upstream's, patched), called by the Manager with
+ * uv__tpm_mutex held; they take threadpool.c's `mutex`. */
+int uv__threadpool_replace(const uv_thread_t* old, int slow_io);
+int uv__threadpool_flush_stalled(unsigned int stuck,
+                                 unsigned int stuck_slow,
+                                 int (*take)(struct uv__work* w));
+
+
+/* fs.c's gate of the slow-resource list (slow-resource.h), in POST: zero
+ * cost while the list is empty. Only requests that would be timed are
+ * refused (the list spares the pool, it does not judge the resource for
+ * anybody else); a close always goes through, to forget its fd. */
+#define uv__slowres_refused(req)                                              \
+  (atomic_load_explicit(&uv__slowres_entries, memory_order_relaxed) != 0 &&   \
+   ((req)->fs_type == UV_FS_CLOSE ||                                          \
+    ((req)->cb != NULL && uv__tpm_budget_set())) &&                           \
+   uv__slowres_check(req) != 0)
+
+
+/* fs-timeout.c (layer 4): after an fs request's system call, nonzero if
+ * the work may publish `r` (errno `err`). Inline for what nearly every call
+ * is: untimed work, or timed work that was not interrupted and commits its
+ * result. */
 int uv__fs_commit_slow(uv_fs_t* req, ssize_t r, int err);
 int uv__fs_commit_late(uv_fs_t* req, ssize_t r);
 void uv__fs_release_late(uv_fs_t* req, ssize_t r);
@@ -139,77 +151,27 @@ static inline int uv__fs_commit(uv_fs_t* req, ssize_t r, int err) {
   return uv__fs_commit_late(req, r);
 }
 
-/* threadpool.c */
-int uv__threadpool_replace(const uv_thread_t* old, int slow_io);
-int uv__threadpool_flush_stalled(unsigned int stuck,
-                                 unsigned int stuck_slow,
-                                 int (*take)(struct uv__work* w));
 
-/* hangman.c; called with uv__tpm_mutex held. */
-struct uv__hangman_entry;
-int uv__hangman_can_adopt(void);
-void uv__hangman_init_limit(void);  /* takes the lock */
-/* `held`: the thread's flag set while its work holds the interrupt signal
- * (uv_threadpool_set_interruptible(0)); NULL if it never does. It must stay
- * valid until uv__hangman_release(). */
-struct uv__hangman_entry* uv__hangman_adopt(const uv_thread_t* tid, int join,
-                                            const _Atomic int* held);
-void uv__hangman_release(struct uv__hangman_entry* e, int returned);
-uint64_t uv__hangman_tick(uint64_t now, struct uv__queue* to_join);
-void uv__hangman_join(struct uv__queue* to_join);
-void uv__hangman_prepare_thread(void);
-
-/* threadpool-manager.c: the calling thread's flag for `held` above (in its
- * slot), or NULL outside a pool thread that ran timed work. */
-_Atomic int* uv__tpm_held_flag(void);
-void uv__hangman_stats(uv_threadpool_stats_t* stats);
-void uv__hangman_atfork(void);
-/* Bumped when the interrupt signal changes: workers unblock the new one
- * before their next timed task. */
-extern _Atomic unsigned int uv__hangman_signal_gen;
-
-/* priority-executor.c */
-int uv__executor_commit(void);
-void uv__executor_cleanup(void);
-void uv__executor_atfork(void);
-
-/* fs-hop.c: uv__fs_hop_init() once a thread registers a stop; in a
- * stoppable section, uv__fs_hop() runs a synchronous request on the Priority
- * Executor if its path lies on a hang-prone mount and returns nonzero
- * (req->result set), else returns 0 for the caller to run it in place. */
-void uv__fs_hop_init(void);
-/* sync-stop.c: on the owner, the section's call was abandoned while it ran
- * and may still take effect (uv_sync_stop_call_abandoned()). */
+/* sync-stop.c (layer 4; its API is uv/sync-stop.h): on the owner, the
+ * section's call was abandoned while it ran and may still take effect
+ * (uv_sync_stop_call_abandoned()). */
 void uv__sync_stop_mark_abandoned(void);
-uint64_t uv__fs_hop_count(void);
+
+
+/* fs-hop.c (layer 5): in a stoppable section, uv__fs_hop() runs a
+ * synchronous request on the Priority Executor if its path lies on a
+ * hang-prone mount and returns nonzero (req->result set), else returns 0
+ * for the caller to run it in place. Inline: on every synchronous call of a
+ * section, where it nearly always returns at its first test (no hang-prone
+ * mount, and a watcher that would say when one appears). */
 int uv__fs_hop_slow(uv_fs_t* req, void (*fs_work)(struct uv__work* w));
-extern _Atomic int uv__hop_any;       /* the table has a hang-prone mount */
-extern _Atomic int uv__hop_watching;  /* a watcher tells when one appears */
-/* Inline: on every synchronous call of a section, where it nearly always
- * returns at its first test (no hang-prone mount). */
 static inline int uv__fs_hop(uv_fs_t* req,
                              void (*fs_work)(struct uv__work* w)) {
-  if (!atomic_load_explicit(&uv__hop_any, memory_order_relaxed) &&
-      atomic_load_explicit(&uv__hop_watching, memory_order_relaxed))
+  if (!atomic_load_explicit(&uv__mounts_any, memory_order_relaxed) &&
+      atomic_load_explicit(&uv__mounts_watched, memory_order_relaxed))
     return 0;
   return uv__fs_hop_slow(req, fs_work);
 }
-
-/* slow-resource.c */
-extern _Atomic unsigned int uv__slowres_entries;
-int uv__slowres_check(uv_fs_t* req);
-void uv__slowres_mark(uv_fs_t* req);
-void uv__slowres_stats(uv_threadpool_stats_t* stats);
-
-/* Zero cost while the blacklist is empty. Only requests that would be
- * timed are refused (the list spares the pool, it does not judge the
- * resource for anybody else); a close always goes through, to forget its
- * fd. */
-#define uv__slowres_refused(req)                                              \
-  (atomic_load_explicit(&uv__slowres_entries, memory_order_relaxed) != 0 &&   \
-   ((req)->fs_type == UV_FS_CLOSE ||                                          \
-    ((req)->cb != NULL && uv__tpm_budget_set())) &&                           \
-   uv__slowres_check(req) != 0)
 
 #else  /* _WIN32 */
 

@@ -69,7 +69,7 @@ extern "C" {
  * uv_timeout_strerror() know them (uv_err_name() does not). */
 
 /* An fs request was refused because its resource is on the slow-resource
- * blacklist: an earlier request on it timed out. */
+ * list: an earlier request on it timed out. */
 #define UV_ESLOWRESOURCE (-9101)
 /* A threadpool task exceeded its budget but could not be abandoned because
  * the cap on abandoned threads was reached: its thread goes back to the pool
