@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "include/v8-timeout-interrupt.h"
+#include "include/v8-version.h"
 #include "src/api/api-inl.h"
 #include "src/base/platform/mutex.h"
 #include "src/base/platform/time.h"
@@ -24,6 +25,36 @@ namespace v8 {
 namespace internal {
 
 namespace {
+
+// V8 13.6 (Node 24) names, spelled for 12.4 (Node 22) too. The 12.4 branch
+// goes when Node 22 leaves main.
+#if V8_MAJOR_VERSION >= 13
+bool IsJavaScriptFrame(const StackFrame* frame) {
+  return frame->is_javascript();
+}
+Tagged<DeoptimizationData> GetDeoptData(OptimizedJSFrame* frame,
+                                        int* deopt_index) {
+  return frame->GetDeoptimizationData(frame->LookupCode(), deopt_index);
+}
+template <typename T>
+Tagged<T> CastTo(Tagged<Object> object) {
+  return Cast<T>(object);
+}
+#else
+using UnoptimizedJSFrame = UnoptimizedFrame;
+using OptimizedJSFrame = OptimizedFrame;
+bool IsJavaScriptFrame(const StackFrame* frame) {
+  return frame->is_java_script();
+}
+Tagged<DeoptimizationData> GetDeoptData(OptimizedJSFrame* frame,
+                                        int* deopt_index) {
+  return frame->GetDeoptimizationData(deopt_index);
+}
+template <typename T>
+Tagged<T> CastTo(Tagged<Object> object) {
+  return T::cast(object);
+}
+#endif
 
 // A promise hook that the embedder set on the native context (Node's
 // async_hooks and AsyncLocalStorage). V8 runs one between a reaction's
@@ -44,14 +75,13 @@ bool IsPromiseHook(Tagged<JSFunction> function) {
 // (a site without is treated as an entry: nothing is thrown there anyway).
 bool AtFunctionEntry(JavaScriptFrame* frame) {
   if (frame->is_unoptimized()) {
-    return UnoptimizedFrame::cast(frame)->GetBytecodeOffset() ==
+    return UnoptimizedJSFrame::cast(frame)->GetBytecodeOffset() ==
            kFunctionEntryBytecodeOffset;
   }
   if (frame->LookupCode()->kind() == CodeKind::BUILTIN) return false;
   int deopt_index = SafepointEntry::kNoDeoptIndex;
   Tagged<DeoptimizationData> data =
-      static_cast<OptimizedFrame*>(frame)->GetDeoptimizationData(
-          &deopt_index);
+      GetDeoptData(static_cast<OptimizedJSFrame*>(frame), &deopt_index);
   if (deopt_index == SafepointEntry::kNoDeoptIndex) return true;
   return data->GetBytecodeOffsetOrBuiltinContinuationId(deopt_index) ==
          BytecodeOffset(kFunctionEntryBytecodeOffset);
@@ -69,7 +99,7 @@ bool InScriptCode(Isolate* isolate) {
   for (StackFrameIterator it(isolate); !it.done(); it.Advance()) {
     StackFrame* frame = it.frame();
     if (frame->is_entry() || frame->is_construct_entry()) return false;
-    if (!frame->is_java_script()) continue;
+    if (!IsJavaScriptFrame(frame)) continue;
     JavaScriptFrame* js = JavaScriptFrame::cast(frame);
     Tagged<SharedFunctionInfo> shared = js->function()->shared();
     if (!IsScript(shared->script())) continue;
@@ -98,7 +128,7 @@ bool CanThrowHere(Isolate* isolate) {
       continue;
     }
     int deopt_index = SafepointEntry::kNoDeoptIndex;
-    static_cast<OptimizedFrame*>(frame)->GetDeoptimizationData(&deopt_index);
+    GetDeoptData(static_cast<OptimizedJSFrame*>(frame), &deopt_index);
     if (deopt_index == SafepointEntry::kNoDeoptIndex) return false;
   }
   return InScriptCode(isolate);
@@ -109,9 +139,9 @@ bool IsEmbedderScript(Tagged<SharedFunctionInfo> shared, const char* prefix,
                       size_t length) {
   Tagged<Object> script = shared->script();
   if (!IsScript(script)) return false;
-  Tagged<Object> name = Script::cast(script)->name();
+  Tagged<Object> name = CastTo<Script>(script)->name();
   if (!IsString(name)) return false;
-  Tagged<String> string = String::cast(name);
+  Tagged<String> string = CastTo<String>(name);
   if (string->length() < length) return false;
   for (size_t i = 0; i < length; i++) {
     if (string->Get(static_cast<int>(i)) !=
@@ -133,7 +163,7 @@ bool InEmbedderCode(Isolate* isolate, const char* prefix, size_t length) {
   for (StackFrameIterator it(isolate); !it.done(); it.Advance()) {
     StackFrame* frame = it.frame();
     if (frame->is_entry() || frame->is_construct_entry()) return at_entry;
-    if (!frame->is_java_script()) continue;
+    if (!IsJavaScriptFrame(frame)) continue;
     JavaScriptFrame* js = JavaScriptFrame::cast(frame);
     Tagged<SharedFunctionInfo> shared = js->function()->shared();
     if (!IsScript(shared->script())) continue;
@@ -372,7 +402,7 @@ Tagged<Object> TimeoutInterrupts::Deliver(Isolate* isolate) {
     // innermost JavaScript frame, which CanThrowHere() found.
     JavaScriptStackFrameIterator it(isolate);
     if (it.done()) return ReadOnlyRoots(isolate).undefined_value();
-    isolate->set_context(Context::cast(it.frame()->context()));
+    isolate->set_context(CastTo<Context>(it.frame()->context()));
   }
   {
     // Consumed, unless another request replaced it meanwhile.
