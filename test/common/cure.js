@@ -301,6 +301,40 @@ function awaitNoAbandonedThread(then) {
   setTimeout(awaitNoAbandonedThread, 10, then);
 }
 
+// Loops until the event-loop budget interrupts it; returns how long it ran,
+// the budget the TimeoutError reports and its stack.
+function loopUntilInterrupted() {
+  const start = performance.now();
+  try {
+    for (;;);
+  } catch (err) {
+    assert.ok(err instanceof TimeoutError, String(err));
+    assert.strictEqual(err.code, 'ERR_EVENT_LOOP_TIMEOUT');
+    return {
+      elapsed: performance.now() - start,
+      budget: Number(/budget of (\d+) ms/.exec(err.message)[1]),
+      stack: err.stack,
+    };
+  }
+}
+
+// Records, for each async resource of `type` (e.g. 'FSREQCALLBACK'), the
+// store of `als` it was made in and the stores its before() hooks saw:
+// a Map asyncId -> { made, seen }.
+function trackStores(als, type) {
+  const requests = new Map();
+  require('async_hooks').createHook({
+    init(asyncId, t) {
+      if (t === type)
+        requests.set(asyncId, { made: als.getStore(), seen: [] });
+    },
+    before(asyncId) {
+      requests.get(asyncId)?.seen.push(als.getStore());
+    },
+  }).enable();
+  return requests;
+}
+
 module.exports = {
   abandonFifoRead,
   assertInterrupted,
@@ -318,4 +352,6 @@ module.exports = {
   lcg,
   callsWithBudgets,
   runEachInACallback,
+  loopUntilInterrupted,
+  trackStores,
 };

@@ -11,6 +11,7 @@
 // gives a callback its context's budget must not read the caller's.
 const common = require('../common');
 const assert = require('assert');
+const { loopUntilInterrupted } = require('../common/cure');
 const { AsyncLocalStorage, AsyncResource } = require('async_hooks');
 const { EventEmitterAsyncResource } = require('events');
 const { getTimeoutCounts, runWithEventLoopTimeout } = require('node:cure');
@@ -18,23 +19,6 @@ const { getTimeoutCounts, runWithEventLoopTimeout } = require('node:cure');
 function spin(ms) {
   const start = performance.now();
   while (performance.now() - start < ms);
-}
-
-// Runs until interrupted; returns after how long, in ms, the budget that
-// the TimeoutError reports and its stack.
-function loopUntilInterrupted() {
-  const start = performance.now();
-  try {
-    for (;;);
-  } catch (err) {
-    assert.ok(err instanceof TimeoutError, String(err));
-    assert.strictEqual(err.code, 'ERR_EVENT_LOOP_TIMEOUT');
-    return {
-      elapsed: performance.now() - start,
-      budget: Number(/budget of (\d+) ms/.exec(err.message)[1]),
-      stack: err.stack,
-    };
-  }
 }
 
 // Interrupted by the resource's budget of 50 ms, inside the bound function,

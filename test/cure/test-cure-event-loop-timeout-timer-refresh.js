@@ -18,27 +18,11 @@
 // AsyncLocalStorage in each case.
 const common = require('../common');
 const assert = require('assert');
+const { loopUntilInterrupted } = require('../common/cure');
 const { AsyncLocalStorage } = require('async_hooks');
 const { getTimeoutCounts, runWithEventLoopTimeout } = require('node:cure');
 
 const als = new AsyncLocalStorage();
-
-// Runs until interrupted; returns after how long, in ms, the budget that
-// the TimeoutError reports and its stack.
-function loopUntilInterrupted() {
-  const start = performance.now();
-  try {
-    for (;;);
-  } catch (err) {
-    assert.ok(err instanceof TimeoutError, String(err));
-    assert.strictEqual(err.code, 'ERR_EVENT_LOOP_TIMEOUT');
-    return {
-      elapsed: performance.now() - start,
-      budget: Number(/budget of (\d+) ms/.exec(err.message)[1]),
-      stack: err.stack,
-    };
-  }
-}
 
 // Makes a timer in als.run('scoped') and runWithEventLoopTimeout(50); its
 // first run returns at once and has refresh(timer) re-arm it; its second

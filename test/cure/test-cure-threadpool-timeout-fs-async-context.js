@@ -12,7 +12,8 @@ const common = require('../common');
 const assert = require('assert');
 const fs = require('fs');
 const { spawnSync } = require('child_process');
-const { AsyncLocalStorage, createHook } = require('async_hooks');
+const { AsyncLocalStorage } = require('async_hooks');
+const { trackStores } = require('../common/cure');
 const tmpdir = require('../common/tmpdir');
 
 const kBudget = process.argv[2] === 'child' ? 0 : 1000;
@@ -20,18 +21,8 @@ assert.strictEqual(require('node:cure').getThreadpoolTimeout(), kBudget);
 
 const als = new AsyncLocalStorage();
 
-// Each fs request: the store it was made in, and the stores its
-// async_hooks before() saw.
-const requests = new Map();  // asyncId -> { made, seen }
-createHook({
-  init(asyncId, type) {
-    if (type === 'FSREQCALLBACK')
-      requests.set(asyncId, { made: als.getStore(), seen: [] });
-  },
-  before(asyncId) {
-    requests.get(asyncId)?.seen.push(als.getStore());
-  },
-}).enable();
+// Each request: the store it was made in, and the stores its before() saw.
+const requests = trackStores(als, 'FSREQCALLBACK');
 
 // The child uses the parent's directory, which the parent cleans.
 if (process.argv[2] !== 'child') tmpdir.refresh();

@@ -15,7 +15,8 @@ const common = require('../common');
 const assert = require('assert');
 const fs = require('fs');
 const { spawnSync } = require('child_process');
-const { AsyncLocalStorage, createHook } = require('async_hooks');
+const { AsyncLocalStorage } = require('async_hooks');
+const { trackStores } = require('../common/cure');
 const { getThreadpoolTimeout, runWithEventLoopTimeout } = require('node:cure');
 const tmpdir = require('../common/tmpdir');
 
@@ -24,18 +25,8 @@ assert.strictEqual(getThreadpoolTimeout(), isChild ? 0 : 1000);
 
 const als = new AsyncLocalStorage();
 
-// Each promise fs request: the store it was made in, and the stores its
-// before() saw.
-const requests = new Map();  // asyncId -> { made, seen }
-createHook({
-  init(asyncId, type) {
-    if (type === 'FSREQPROMISE')
-      requests.set(asyncId, { made: als.getStore(), seen: [] });
-  },
-  before(asyncId) {
-    requests.get(asyncId)?.seen.push(als.getStore());
-  },
-}).enable();
+// Each request: the store it was made in, and the stores its before() saw.
+const requests = trackStores(als, 'FSREQPROMISE');
 
 // The child uses the parent's directory, which the parent cleans.
 if (!isChild) tmpdir.refresh();

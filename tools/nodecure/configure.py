@@ -225,36 +225,43 @@ def apply_debian_series(src, debian_tar):
              str(Path(tmp, 'debian', 'patches', words[0]))])
 
 
-def build_cares():
-  d = DEPS / 'cares'
-  key = inputs.DEBIAN['c-ares']['version']
+def cmake_dep(name, debian, options, series=False):
+  """A C dependency of build/deps/NAME: Debian source DEBIAN's orig tarball
+  (with the revision's patch series if SERIES), a static PIC library by
+  CMake."""
+  d = DEPS / name
+  key = inputs.DEBIAN[debian]['version']
   if stamp_ok(d, key):
     return
-  log('deps: c-ares %s' % key)
+  log('deps: %s %s' % (name, key))
   shutil.rmtree(d, ignore_errors=True)
   src = d / 'src'
-  unpack(debian_file('c-ares', '.orig.tar'), src)
-  apply_debian_series(src, debian_file('c-ares', '.debian.tar'))
-  cmake_static(src, d, ['-DCARES_STATIC=ON', '-DCARES_SHARED=OFF',
-                        '-DCARES_STATIC_PIC=ON', '-DCARES_BUILD_TOOLS=OFF',
-                        '-DCARES_BUILD_TESTS=OFF'])
+  unpack(debian_file(debian, '.orig.tar'), src)
+  if series:
+    apply_debian_series(src, debian_file(debian, '.debian.tar'))
+  cmake_static(src, d, options)
   shutil.rmtree(src)
   write_stamp(d, key)
+
+
+def build_cares():
+  cmake_dep('cares', 'c-ares', ['-DCARES_STATIC=ON', '-DCARES_SHARED=OFF',
+                                '-DCARES_STATIC_PIC=ON',
+                                '-DCARES_BUILD_TOOLS=OFF',
+                                '-DCARES_BUILD_TESTS=OFF'], series=True)
 
 
 def build_simdutf():
-  d = DEPS / 'simdutf'
-  key = inputs.DEBIAN['simdutf']['version']
-  if stamp_ok(d, key):
-    return
-  log('deps: simdutf %s' % key)
-  shutil.rmtree(d, ignore_errors=True)
-  src = d / 'src'
-  unpack(debian_file('simdutf', '.orig.tar'), src)
-  cmake_static(src, d, ['-DSIMDUTF_TESTS=OFF', '-DSIMDUTF_BENCHMARKS=OFF',
-                        '-DSIMDUTF_TOOLS=OFF', '-DSIMDUTF_ICONV=OFF'])
-  shutil.rmtree(src)
-  write_stamp(d, key)
+  cmake_dep('simdutf', 'simdutf', ['-DSIMDUTF_TESTS=OFF',
+                                   '-DSIMDUTF_BENCHMARKS=OFF',
+                                   '-DSIMDUTF_TOOLS=OFF',
+                                   '-DSIMDUTF_ICONV=OFF'])
+
+
+def build_brotli():
+  """Node 24: brotli 1.1 or later (shared dictionaries), static."""
+  cmake_dep('brotli', 'brotli', ['-DBROTLI_DISABLE_TESTS=ON',
+                                 '-DBROTLI_BUILD_TOOLS=OFF'], series=True)
 
 
 def build_ada():
@@ -277,23 +284,6 @@ def build_ada():
     run(['patch', '-s', '-p1', '-d', str(src), '-i', str(p)])
   cmake_static(src, d, ['-DADA_TESTING=OFF', '-DADA_TOOLS=OFF',
                         '-DADA_BENCHMARKS=OFF'])
-  shutil.rmtree(src)
-  write_stamp(d, key)
-
-
-def build_brotli():
-  """Node 24: brotli 1.1 or later (shared dictionaries), static."""
-  d = DEPS / 'brotli'
-  key = inputs.DEBIAN['brotli']['version']
-  if stamp_ok(d, key):
-    return
-  log('deps: brotli %s' % key)
-  shutil.rmtree(d, ignore_errors=True)
-  src = d / 'src'
-  unpack(debian_file('brotli', '.orig.tar'), src)
-  apply_debian_series(src, debian_file('brotli', '.debian.tar'))
-  cmake_static(src, d, ['-DBROTLI_DISABLE_TESTS=ON',
-                        '-DBROTLI_BUILD_TOOLS=OFF'])
   shutil.rmtree(src)
   write_stamp(d, key)
 
