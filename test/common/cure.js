@@ -335,6 +335,31 @@ function trackStores(als, type) {
   return requests;
 }
 
+// For the fs async-context tests: each call of NAMES saw its own store in
+// RESULTS (name -> { store, result }); each request TRACKED (trackStores())
+// completed in the context it was made in, and each call made some. In the
+// child (argv[2] === 'child') prints RESULTS; in the parent compares them
+// with a child run without the test's options (upstream's code path).
+function checkStoresAgainstChild(results, names, tracked, file) {
+  for (const name of names)
+    assert.strictEqual(results[name].store, name);
+  const completed = new Set();
+  for (const { made, seen } of tracked.values()) {
+    assert.deepStrictEqual(seen, [made]);
+    completed.add(made);
+  }
+  for (const name of names)
+    assert.ok(completed.has(name), `no request of ${name} completed`);
+  if (process.argv[2] === 'child') {
+    process.stdout.write(JSON.stringify(results));
+    return;
+  }
+  const child = spawnSync(process.execPath, [file, 'child'],
+                          { encoding: 'utf8' });
+  assert.strictEqual(child.status, 0, child.stderr);
+  assert.deepStrictEqual(results, JSON.parse(child.stdout));
+}
+
 module.exports = {
   abandonFifoRead,
   assertInterrupted,
@@ -354,4 +379,5 @@ module.exports = {
   runEachInACallback,
   loopUntilInterrupted,
   trackStores,
+  checkStoresAgainstChild,
 };
