@@ -3,6 +3,7 @@
 #include <string>
 
 #include "async_context_frame.h"
+#include "async_wrap-inl.h"
 #include "env-inl.h"
 #include "node_internals.h"
 #include "node_timeout_watchdog-inl.h"
@@ -365,7 +366,12 @@ void EventLoopTimeout::SchedulePublish(Local<Context> context,
   AsyncHooks* hooks = env_->async_hooks();
   const async_context ids = {env_->execution_async_id(),
                              env_->trigger_async_id()};
+  // With AsyncContextFrame, the frame is the one the callback began in, not
+  // the one current now (that of an AsyncLocalStorage run() inside it, which
+  // ends before the publish): a native resource's (AsyncWrap's own); for a
+  // JS resource, publish() finds the frame that JS keeps on it.
   Local<Object> resource;
+  Local<Value> frame = async_context_frame::current(isolate_);
   const uint32_t depth = hooks->fields()[AsyncHooks::kStackLength];
   if (depth > 0) {
     const uint32_t index = depth - 1;
@@ -378,6 +384,11 @@ void EventLoopTimeout::SchedulePublish(Local<Context> context,
       resource = value.As<Object>();
     } else {
       resource = hooks->native_execution_async_resource(index);
+      if (!resource.IsEmpty() &&
+          env_->async_wrap_ctor_template()->HasInstance(resource)) {
+        AsyncWrap* wrap = Unwrap<AsyncWrap>(resource);
+        if (wrap != nullptr) frame = wrap->context_frame();
+      }
     }
   }
   if (resource.IsEmpty()) resource = Object::New(isolate_);
@@ -385,8 +396,7 @@ void EventLoopTimeout::SchedulePublish(Local<Context> context,
   env_->SetImmediate([publish = Global<Function>(isolate_, publish_),
                       error = Global<Object>(isolate_, error),
                       resource = Global<Object>(isolate_, resource),
-                      frame = Global<Value>(
-                          isolate_, async_context_frame::current(isolate_)),
+                      frame = Global<Value>(isolate_, frame),
                       ids,
                       budget_ms,
                       report = action == Action::kReport,

@@ -8,11 +8,15 @@
 // does the callback's own code after that run. So with both actions: the
 // TimeoutError thrown out of the inner run ('throw'), and the report of a
 // callback that ran on ('report').
-// (With AsyncContextFrame, Node.js 22's --experimental-async-context-frame
-// and Node.js 24, the frame must not be taken from where the callback was
-// at the overrun.)
+// A callback that JS runs (a timer) and one that C++ runs (an fs callback,
+// an AsyncWrap). With AsyncContextFrame (Node.js 22's
+// --experimental-async-context-frame, the default of Node.js 24), the frame
+// must not be taken from where the callback was at the overrun: this file
+// runs itself again in a child with the other setting.
 const common = require('../common');
 const assert = require('assert');
+const fs = require('fs');
+const { spawnSyncAndExitWithoutError } = require('../common/child_process');
 const dc = require('diagnostics_channel');
 const { AsyncLocalStorage } = require('async_hooks');
 const { setEventLoopTimeoutAction } = require('node:cure');
@@ -39,7 +43,7 @@ dc.subscribe('cure:event-loop-timeout', common.mustCall((message) => {
   assert.strictEqual(message.error.code, 'ERR_EVENT_LOOP_TIMEOUT');
   assert.strictEqual(message.budget, 50);
   messages.push({ ...message, store: client.getStore() });
-}, 2));
+}, 3));
 
 function inOuterContext(fn) {
   return new Promise((resolve) => {
@@ -47,20 +51,33 @@ function inOuterContext(fn) {
   });
 }
 
+function inOuterNativeCallback(fn) {
+  return new Promise((resolve) => {
+    client.run('outer', () => fs.stat(__filename, common.mustSucceed(() => {
+      resolve(fn());
+    })));
+  });
+}
+
+function throwFromInnerRun() {
+  let caught;
+  try {
+    client.run('inner', loopInInnerRun);
+  } catch (err) {
+    caught = err;
+  }
+  assert.ok(caught instanceof TimeoutError, String(caught));
+  assert.match(caught.stack, /at loopInInnerRun /);
+  seen.push({ error: caught, store: client.getStore() });
+}
+
 (async () => {
   // 'throw': thrown in the inner run, caught in the callback's code.
   setEventLoopTimeoutAction('throw');
-  await inOuterContext(() => {
-    let caught;
-    try {
-      client.run('inner', loopInInnerRun);
-    } catch (err) {
-      caught = err;
-    }
-    assert.ok(caught instanceof TimeoutError, String(caught));
-    assert.match(caught.stack, /at loopInInnerRun /);
-    seen.push({ error: caught, store: client.getStore() });
-  });
+  await inOuterContext(throwFromInnerRun);
+  await new Promise((resolve) => setImmediate(resolve));
+  // The same in a callback that C++ runs.
+  await inOuterNativeCallback(throwFromInnerRun);
   await new Promise((resolve) => setImmediate(resolve));
 
   // 'report': the callback runs on to its end; the report's error is made
@@ -77,16 +94,31 @@ function inOuterContext(fn) {
   });
   await new Promise((resolve) => setImmediate(resolve));
 })().then(common.mustCall(() => {
-  assert.strictEqual(messages.length, 2);
-  assert.deepStrictEqual(seen.map((s) => s.store), ['outer', 'outer']);
+  assert.strictEqual(messages.length, 3);
+  assert.deepStrictEqual(seen.map((s) => s.store),
+                         ['outer', 'outer', 'outer']);
 
-  const [thrown, reported] = messages;
+  const [thrown, thrownNative, reported] = messages;
   assert.strictEqual(thrown.action, 'throw');
   assert.strictEqual(thrown.error, seen[0].error);
   assert.strictEqual(thrown.store, 'outer');
+  assert.strictEqual(thrownNative.action, 'throw');
+  assert.strictEqual(thrownNative.error, seen[1].error);
+  assert.strictEqual(thrownNative.store, 'outer');
 
   assert.strictEqual(reported.action, 'report');
   assert.match(reported.error.stack, /at runOnInInnerRun /);
   assert.ok(reported.elapsed >= 50, `elapsed ${reported.elapsed}`);
   assert.strictEqual(reported.store, 'outer');
 }));
+
+// The other AsyncContextFrame setting, in a child.
+if (process.argv[2] !== 'child') {
+  const flag =
+    process.allowedNodeEnvironmentFlags.has('--async-context-frame') ?
+      '--no-async-context-frame' :  // Node.js 24: on by default
+      '--experimental-async-context-frame';
+  spawnSyncAndExitWithoutError(process.execPath, [
+    '--event-loop-timeout=50', flag, __filename, 'child',
+  ]);
+}

@@ -169,9 +169,41 @@ function publishEventLoopTimeout(error, budget, action, elapsed) {
   eventLoopTimeoutChannel ??=
     require('diagnostics_channel').channel('cure:event-loop-timeout');
   if (eventLoopTimeoutChannel.hasSubscribers) {
-    eventLoopTimeoutChannel.publish({ error, budget, action, elapsed });
+    const frame = AsyncContextFrame.enabled ?
+      keptFrame(require('async_hooks').executionAsyncResource()) : undefined;
+    if (frame === undefined) {
+      eventLoopTimeoutChannel.publish({ error, budget, action, elapsed });
+    } else {
+      const prior = AsyncContextFrame.exchange(frame);
+      try {
+        eventLoopTimeoutChannel.publish({ error, budget, action, elapsed });
+      } finally {
+        AsyncContextFrame.set(prior);
+      }
+    }
   }
   if (action === 'report') warnEventLoopReport(error, elapsed);
+}
+
+// With AsyncContextFrame, the frame that a callback of `resource` ran in,
+// where JS keeps it on the resource: an AsyncResource (lib/async_hooks.js,
+// Symbol('context_frame')), a Timeout, an Immediate or a nextTick
+// (lib/internal/timers.js and lib/internal/process/task_queues.js, each
+// module's own Symbol('kAsyncContextFrame')). undefined for any other
+// resource: C++ entered the frame of a native one (AsyncWrap) already.
+// Only when a timeout is published: the frame current at the overrun may
+// be that of an AsyncLocalStorage run() inside the callback, which ended.
+function keptFrame(resource) {
+  if (resource === null || typeof resource !== 'object') return undefined;
+  const keys = ObjectGetOwnPropertySymbols(resource);
+  for (let i = 0; i < keys.length; i++) {
+    const description = SymbolPrototypeGetDescription(keys[i]);
+    if (description === 'context_frame' ||
+        description === 'kAsyncContextFrame') {
+      return resource[keys[i]];
+    }
+  }
+  return undefined;
 }
 
 function warnEventLoopReport(error, elapsed) {
