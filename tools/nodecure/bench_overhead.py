@@ -9,10 +9,10 @@
 
 Three arms, interleaved run by run in a shuffled order each round:
 
-  off   ./node, no option: nodecure as a drop-in Node 22
+  off   ./node, no option: nodecure as a drop-in Node.js (22 or 24)
   on    ./node --event-loop-timeout=60000 --threadpool-timeout=60000, budgets
         that never fire (--on-flags to change them)
-  base  ./node-baseline: the same Node.js 22.22.2 and compiler, unpatched
+  base  ./node-baseline: the same Node.js release and compiler, unpatched
 
 and the benchmarks of benchmark/cure/macro/ (the Node.cure paper's macro set:
 Express 5 and Koa with 1/10/100 empty middleware, Fastify, ws, LokiJS; the
@@ -66,6 +66,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import common  # noqa: E402
+import inputs  # noqa: E402
 from common import ROOT, BUILD, die, log, run  # noqa: E402
 
 SUITE = ROOT / 'benchmark' / 'cure' / 'macro'
@@ -909,7 +910,7 @@ def report(results, out):
   if plot_points:
     plots.append(({
         'title': 'What the timeouts cost: nodecure against stock Node.js '
-                 '22.22.2',
+                 + inputs.NODE_VERSION,
         'subtitle': subtitle,
         'xTitle': 'new/old cost of one operation (time; servers: CPU time)',
         'labels': labels, 'series': series, 'points': plot_points,

