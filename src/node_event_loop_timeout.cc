@@ -386,7 +386,7 @@ void EventLoopTimeout::SchedulePublish(Local<Context> context,
       resource = hooks->native_execution_async_resource(index);
       if (!resource.IsEmpty() &&
           env_->async_wrap_ctor_template()->HasInstance(resource)) {
-        AsyncWrap* wrap = Unwrap<AsyncWrap>(resource);
+        AsyncWrap* wrap = BaseObject::FromJSObject<AsyncWrap>(resource);
         if (wrap != nullptr) frame = wrap->context_frame();
       }
     }
