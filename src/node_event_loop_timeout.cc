@@ -20,8 +20,12 @@ using v8::Global;
 using v8::HandleScope;
 using v8::Isolate;
 using v8::Local;
+using v8::Name;
+using v8::Null;
 using v8::Number;
 using v8::Object;
+using v8::PropertyFilter;
+using v8::SKIP_STRINGS;
 using v8::String;
 using v8::TimeoutInterrupt;
 using v8::Undefined;
@@ -355,6 +359,82 @@ bool StoppableSyncCall::ThrowIfStopped(Environment* env, const char* api) {
   return true;
 }
 
+// What JS keeps on a JS resource for its callback's async context: its own
+// symbol-keyed data properties (AsyncLocalStorage's stores, the frame of
+// AsyncContextFrame), copied as they are now, at the overrun, into an object
+// with a null prototype; empty if there are none. Runs no JS: not for a
+// proxy or an API object (a native resource keeps its frame in C++), and
+// an accessor is left out. Taken now because Node.js 24 clears a timer's
+// and an immediate's as soon as its callback returns
+// (lib/internal/timers.js: removeStoresFromResource()), before the publish.
+static Local<Object> KeptBy(Local<Context> context, Local<Object> resource) {
+  Isolate* isolate = context->GetIsolate();
+  if (resource->IsProxy() || resource->InternalFieldCount() > 0) return {};
+  Local<Array> keys;
+  if (!resource
+           ->GetOwnPropertyNames(
+               context, static_cast<PropertyFilter>(SKIP_STRINGS))
+           .ToLocal(&keys) ||
+      keys->Length() == 0) {
+    return {};
+  }
+  Local<Object> kept = Object::New(isolate, Null(isolate), nullptr, nullptr, 0);
+  Local<String> value_string = FIXED_ONE_BYTE_STRING(isolate, "value");
+  for (uint32_t i = 0; i < keys->Length(); i++) {
+    Local<Value> key;
+    Local<Value> descriptor;
+    Local<Value> value;
+    if (!keys->Get(context, i).ToLocal(&key) || !key->IsName() ||
+        !resource->GetOwnPropertyDescriptor(context, key.As<Name>())
+             .ToLocal(&descriptor) ||
+        !descriptor->IsObject() ||
+        !descriptor.As<Object>()
+             ->HasOwnProperty(context, value_string)
+             .FromMaybe(false) ||
+        !descriptor.As<Object>()->Get(context, value_string).ToLocal(&value) ||
+        kept->CreateDataProperty(context, key.As<Name>(), value).IsNothing()) {
+      continue;
+    }
+  }
+  return kept;
+}
+
+// The resource that publish() runs in: `resource` itself, or, if something
+// was kept at the overrun, an object whose prototype is `resource` and
+// whose own properties are what was kept, each replaced by the resource's
+// value now unless that is undefined (cleared). So a store that the
+// callback's code restored after the overrun (Node.js 22, async_hooks)
+// wins, and one Node.js cleared since comes back.
+static Local<Object> WithKept(Local<Context> context,
+                              Local<Object> resource,
+                              Local<Object> kept) {
+  Isolate* isolate = context->GetIsolate();
+  v8::TryCatch try_catch(isolate);  // A getter of the resource may throw.
+  Local<Array> keys;
+  if (kept.IsEmpty() ||
+      !kept->GetOwnPropertyNames(context,
+                                 static_cast<PropertyFilter>(SKIP_STRINGS))
+           .ToLocal(&keys)) {
+    return resource;
+  }
+  Local<Object> merged = Object::New(isolate, resource, nullptr, nullptr, 0);
+  for (uint32_t i = 0; i < keys->Length(); i++) {
+    Local<Value> key;
+    Local<Value> then;
+    Local<Value> now;
+    if (!keys->Get(context, i).ToLocal(&key) ||
+        !kept->Get(context, key).ToLocal(&then) ||
+        !resource->Get(context, key).ToLocal(&now) ||
+        merged
+            ->CreateDataProperty(
+                context, key.As<Name>(), now->IsUndefined() ? then : now)
+            .IsNothing()) {
+      return resource;
+    }
+  }
+  return merged;
+}
+
 void EventLoopTimeout::SchedulePublish(Local<Context> context,
                                        Local<Object> error,
                                        Action action,
@@ -369,8 +449,9 @@ void EventLoopTimeout::SchedulePublish(Local<Context> context,
   // With AsyncContextFrame, the frame is the one the callback began in, not
   // the one current now (that of an AsyncLocalStorage run() inside it, which
   // ends before the publish): a native resource's (AsyncWrap's own); for a
-  // JS resource, publish() finds the frame that JS keeps on it.
+  // JS resource, publish() finds the frame that JS keeps on it (KeptBy()).
   Local<Object> resource;
+  Local<Object> kept;
   Local<Value> frame = async_context_frame::current(isolate_);
   const uint32_t depth = hooks->fields()[AsyncHooks::kStackLength];
   if (depth > 0) {
@@ -382,6 +463,7 @@ void EventLoopTimeout::SchedulePublish(Local<Context> context,
         js_resources->Get(context, index).ToLocal(&value) &&
         value->IsObject()) {
       resource = value.As<Object>();
+      kept = KeptBy(context, resource);
     } else {
       resource = hooks->native_execution_async_resource(index);
       if (!resource.IsEmpty() &&
@@ -396,6 +478,7 @@ void EventLoopTimeout::SchedulePublish(Local<Context> context,
   env_->SetImmediate([publish = Global<Function>(isolate_, publish_),
                       error = Global<Object>(isolate_, error),
                       resource = Global<Object>(isolate_, resource),
+                      kept = Global<Object>(isolate_, kept),
                       frame = Global<Value>(isolate_, frame),
                       ids,
                       budget_ms,
@@ -407,8 +490,10 @@ void EventLoopTimeout::SchedulePublish(Local<Context> context,
     Context::Scope context_scope(context);
     // Like the callback's own scope, but without emitting async_hooks'
     // before/after for it a second time.
+    Local<Object> in =
+        WithKept(context, resource.Get(isolate), kept.Get(isolate));
     InternalCallbackScope scope(env,
-                                resource.Get(isolate),
+                                in,
                                 ids,
                                 InternalCallbackScope::kSkipAsyncHooks,
                                 frame.Get(isolate));
