@@ -1,8 +1,8 @@
 // Flags: --event-loop-timeout=50 --allow-natives-syntax
 'use strict';
 // JS loops are interrupted in every tier: interpreted, baseline (Sparkplug),
-// optimized (TurboFan) and on-stack-replaced code; so are backtracking
-// regexps, JSON.parse and JSON.stringify, which poll for interrupts, a
+// Maglev (where V8 has it), optimized (TurboFan) and on-stack-replaced
+// code; so are backtracking regexps, JSON.parse and JSON.stringify, which poll for interrupts, a
 // WebAssembly loop and an Atomics.wait() that nobody wakes.
 const common = require('../common');
 const assert = require('assert');
@@ -64,6 +64,35 @@ const steps = [
     interrupted('optimized', () => xorAll(2 ** 30));
     // Interrupted in TurboFan's code, not after a deoptimization.
     assert.ok(%ActiveTierIsTurbofan(xorAll));
+  },
+  () => {
+    // Maglev (compiled into Node.js 24's V8, not 22's): a loop in its code
+    // is interrupted, and the function's own finally and catch run.
+    if (!process.config.variables.v8_enable_maglev) return;
+    function xorGuarded(n) {
+      let x = 0;
+      try {
+        try {
+          for (let i = 0; i < n; i++) x ^= i;
+        } finally {
+          x = -1;
+        }
+      } catch (err) {
+        return [x, err];
+      }
+      return [x];
+    }
+    %PrepareFunctionForOptimization(xorGuarded);
+    xorGuarded(10);
+    %OptimizeMaglevOnNextCall(xorGuarded);
+    xorGuarded(10);
+    assert.ok(%ActiveTierIsMaglev(xorGuarded));
+    const start = performance.now();
+    const [x, err] = xorGuarded(2 ** 52);
+    const elapsed = performance.now() - start;
+    assert.strictEqual(x, -1);
+    assert.ok(err instanceof TimeoutError, String(err));
+    assert.ok(elapsed < 50 + 1000, `maglev: ${elapsed} ms`);
   },
   () => {
     // On-stack replacement: the loop tiers up while it runs.
