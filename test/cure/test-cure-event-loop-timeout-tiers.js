@@ -2,8 +2,9 @@
 'use strict';
 // JS loops are interrupted in every tier: interpreted, baseline (Sparkplug),
 // Maglev (where V8 has it), optimized (TurboFan) and on-stack-replaced
-// code; so are backtracking regexps, JSON.parse and JSON.stringify, which poll for interrupts, a
-// WebAssembly loop and an Atomics.wait() that nobody wakes.
+// code; so are backtracking regexps, JSON.parse and JSON.stringify, which
+// poll for interrupts, a WebAssembly loop and an Atomics.wait() that nobody
+// wakes.
 const common = require('../common');
 const assert = require('assert');
 
