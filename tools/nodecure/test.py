@@ -134,7 +134,10 @@ def deps(result):
   from fetch import debian_file
   work = WORK / 'deps'
   shutil.rmtree(work, ignore_errors=True)
-  tarball = debian_file('nodejs-20', '.orig-ada.tar')
+  # The ada that configure builds (build_ada()): 2.9.2 for Node 22, ada-url
+  # 3.4.4 for Node 24.
+  tarball = (debian_file('nodejs-20', '.orig-ada.tar') if common.BASE == '22'
+             else debian_file('ada-url', '.orig.tar'))
   released, patched = work / 'ada-released', work / 'ada-patched'
   for d in (released, patched):
     d.mkdir(parents=True)
