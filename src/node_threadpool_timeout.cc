@@ -35,9 +35,10 @@ using v8::Value;
 
 namespace {
 
-// The fs request whose timeout has just blacklisted its resource: libuv calls
-// OnSlowResourceMarked() on the request's loop thread right before the
-// request's callback, which ends in KeepFsRequest() on the same thread.
+// The fs request whose timeout has just put its resource on the slow-resource
+// list: libuv calls OnSlowResourceMarked() on the request's loop thread right
+// before the request's callback, which ends in KeepFsRequest() on the same
+// thread.
 thread_local const uv_fs_t* marked_request = nullptr;
 
 void OnSlowResourceMarked(const uv_fs_t* req) {

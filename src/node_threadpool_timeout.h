@@ -197,8 +197,8 @@ class ThreadPoolTimeout final {
   // Environment::allocate_managed_buffer() that the read may still fill,
   // released then too (FileHandle reads: the stream listeners a FileHandle
   // gets in Node, EmitToJSStreamListener and StreamPipe, allocate so).
-  // Also publishes 'cure:slow-resource' if this request blacklisted its
-  // resource. False: not a pool timeout, clean up as usual.
+  // Also publishes 'cure:slow-resource' if this request put its resource on
+  // the slow-resource list. False: not a pool timeout, clean up as usual.
   static bool KeepFsRequest(AsyncWrap* wrap,
                             uv_fs_t* req,
                             const char* syscall,
@@ -212,8 +212,9 @@ class ThreadPoolTimeout final {
                             const char* syscall);
 
   // fs: uv_fs_*() refused `req` at once with UV_ESLOWRESOURCE (its resource
-  // is blacklisted). Calls after(req) from a native immediate instead of
-  // synchronously (a callback API must not call back before it returns).
+  // is on the slow-resource list). Calls after(req) from a native immediate
+  // instead of synchronously (a callback API must not call back before it
+  // returns).
   // libuv has already released its copies of the request's strings
   // (uv__slowres_check()): `path` (the call's path argument, or null) is
   // copied and put in req->path for the error.

@@ -1,7 +1,7 @@
 // nodecure's timeout-aware threadpool at the libuv level (uv/timeout.h):
 // the Manager (budgets, UV_ETIMEDOUT, replacement workers, the extension
 // callback, the completed/timed-out race), the Hangman (EINTR, reaping, the
-// cap), the Priority Executor and the slow-resource blacklist.
+// cap), the Priority Executor and the slow-resource list.
 //
 // Timing: the contract is UV_ETIMEDOUT within T+5ms of a task's start. The
 // asserts allow T+kSlackMs (50 ms) because the suite runs on loaded 2-core
@@ -974,7 +974,7 @@ TEST_F(PriorityExecutorTest, CommittedWorkIsNotAbandoned) {
   EXPECT_TRUE(j.returned.load());
 }
 
-// The slow-resource blacklist (fs). Each test makes its own FIFO.
+// The slow-resource list (fs). Each test makes its own FIFO.
 
 class FsTimeoutTest : public ThreadpoolTimeoutTest {
  protected:
@@ -1128,7 +1128,7 @@ TEST_F(FsTimeoutTest, TimedOutFdIsBlacklistedAndCloseWorks) {
   EXPECT_EQ(0, uv_fs_unlink(nullptr, &req, plain.c_str(), nullptr));
   uv_fs_req_cleanup(&req);
 #if defined(__linux__)
-  // The FIFO itself stays blacklisted, by device and inode.
+  // The FIFO itself stays on the list, by device and inode.
   EXPECT_EQ(UV_ESLOWRESOURCE, WithBudget(50, [&] {
     return uv_fs_open(&loop_, &req, fifo_.c_str(), O_RDWR, 0,
                       FsReq::NeverCalled);
