@@ -586,17 +586,17 @@ def prepare_trees(baseline, upstream):
       if head != recorded_head:
         die('build/node has commits that are not in patches/ and its '
             'upstream source changed.\nExport them first '
-            '(tools/nodecure/export-patches) or drop them with ./configure '
+            '(make export-patches) or drop them with ./configure '
             '--reset.')
       log('tree: the upstream source changed; unpacking it again')
       create_tree(tree, upstream)
     elif head != recorded_head:
       if recorded_key == key:
         log('tree: build/node has commits of its own; keeping them '
-            '(export them with tools/nodecure/export-patches)')
+            '(export them with make export-patches)')
         return tree
       die('build/node has commits that are not in patches/ and the patch '
-          'queue changed.\nExport them first (tools/nodecure/export-patches)'
+          'queue changed.\nExport them first (make export-patches)'
           ' or drop them with ./configure --reset.')
     elif recorded_key == key:
       # Up to date: the queue is applied already.
