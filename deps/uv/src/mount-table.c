@@ -43,9 +43,11 @@
  * Lock and ownership (the lock table is in threadpool-core.h):
  * uv__mounts_load_mutex lets one thread at a time read mountinfo, and is
  * taken before uv__mounts_mutex, a leaf, which guards the published table.
- * A table, once published, is never changed, only replaced and freed under
- * it. The watcher thread owns the mountinfo fd (a forked child, which has
- * no watcher, its own).
+ * A table, once published, is never changed, only replaced under it; the
+ * old one is freed after that, still under uv__mounts_load_mutex, when no
+ * reader can hold it (readers copy what they need under uv__mounts_mutex).
+ * The watcher thread owns the mountinfo fd (a forked child, which has no
+ * watcher, its own).
  */
 
 #include "mount-table.h"

@@ -63,8 +63,10 @@
  *      the Hangman's list, cap, signal and counters (hangman.c); the idle
  *      and busy executors, each executor's state and job, the Priority
  *      Executor's counters (priority-executor.c). A slot's DECIDING state
- *      is left only with it held. Never taken by a timed task that ends in
- *      time, nor by an untimed one.
+ *      is left only with it held. Never taken by an untimed task; a timed
+ *      task that ends in time takes it only to wake a sleeping timer thread
+ *      (its deadline is earlier than the next wake-up: uv__tpm_run()) and,
+ *      on a worker's first timed task, for the worker's slot.
  *   2. threadpool.c's `mutex` (upstream): the pool's queues and threads.
  *      Taken under 1 by uv__threadpool_replace() and
  *      uv__threadpool_flush_stalled().
@@ -74,7 +76,8 @@
  *      uv_cancel().
  *   4. uv__mounts_load_mutex (mount-table.c): one reader of mountinfo.
  *   5. uv__mounts_mutex (mount-table.c), leaf: the published mount table
- *      (replaced and freed only under it).
+ *      (replaced under it; the old one freed after it, under 4, when no
+ *      reader can hold it).
  *   6. uv__hop_mutex (fs-hop.c), leaf: the stuck mounts, the fds hops
  *      opened, and each hop's `ran` and, once abandoned, `refs`.
  *   7. uv__slowres_mutex (slow-resource.c), leaf: the slow-resource list,
@@ -83,9 +86,11 @@
  * No callback of the user's runs with any of them held (the timed-out,
  * report, reclaim and mark callbacks run without; the callback of
  * uv_fs_slow_resource_foreach() is the documented exception, under 7), nor
- * does any wait for I/O. Under uv__tpm_mutex: waits on its condition
- * variables, and the creation of a thread (a replacement worker, an
- * executor, the timer thread); joins happen without it. Around fork(), the
+ * does any wait for I/O but the read of mountinfo, under 4. Under
+ * uv__tpm_mutex: waits on its condition variables, and the creation of a
+ * thread (a replacement worker, an executor, the timer thread, and with 2
+ * held too, uv__threadpool_replace()'s wait for the new worker to start);
+ * joins happen without it. Around fork(), the
  * forking thread holds 4 to 7 (their owners' pthread_atfork() handlers, in
  * whatever order those were registered: nothing else nests them) and each
  * is made anew in the child; 1 is not held around fork(), only made anew

@@ -50,8 +50,9 @@
  * worker moves RUNNING to IDLE (or COMMITTED), the timer thread RUNNING to
  * DECIDING; the sequence number in the word makes a swap on behalf of an
  * earlier task fail. Whoever changes RUNNING first wins. A task that
- * completes without ever reaching its deadline therefore takes no lock at
- * all. The timer thread changes the state of a DECIDING task only with
+ * completes without ever reaching its deadline therefore takes no lock in
+ * the steady state (only to wake a sleeping timer thread, uv__tpm_run(),
+ * and for a worker's slot before its first timed task). The timer thread changes the state of a DECIDING task only with
  * uv__tpm_mutex held, and a worker that finds its task DECIDING waits for
  * the decision under that lock. The done callback is therefore posted
  * exactly once: by the worker (upstream's path) or by the timer thread
