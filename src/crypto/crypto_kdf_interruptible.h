@@ -12,13 +12,14 @@ namespace node {
 namespace crypto {
 
 // nodecure: the key derivations that can run for minutes, computed here
-// instead of in one OpenSSL call, so that a threadpool task that ran past
-// --threadpool-timeout and was abandoned stops within a millisecond or so
-// (uv_threadpool_should_stop()) instead of running on. Each has the output
-// of its ncrypto counterpart, and returns an empty pointer on failure and
-// once stopped. Outside an abandoned pool task (the *Sync() functions) they
-// run to the end. With the option never set, and without OpenSSL 3, they
-// are their ncrypto counterparts.
+// instead of in one OpenSSL call, so that they stop within a millisecond or
+// so of a stop (uv_threadpool_should_stop()) instead of running on: a
+// threadpool task's, set at its --threadpool-timeout deadline, or a
+// synchronous call's (pbkdf2Sync(), scryptSync(): a sync-stop section that
+// --event-loop-timeout stops). Each has the output of its ncrypto
+// counterpart, and returns an empty pointer on failure and once stopped.
+// Where no stop can come (neither option ever set, outside a section), and
+// without OpenSSL 3, they are their ncrypto counterparts.
 
 // PBKDF2-HMAC (RFC 8018, section 5.2): stops between iterations.
 ncrypto::DataPointer InterruptiblePbkdf2(
