@@ -212,6 +212,8 @@ def js(result):
   passed = failed = 0
   env = dict(os.environ)
   env.pop('NODECURE_TEST_ADDONS', None)  # only ever the addons built here
+  # The checkout, for tests that read its docs (the audit inventory).
+  env['NODECURE_REPO'] = str(ROOT)
   log('js: building test/cure-addons with node-gyp')
   try:
     env['NODECURE_TEST_ADDONS'] = str(test_addons())

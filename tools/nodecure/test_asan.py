@@ -155,6 +155,7 @@ def run_tests(tests, budget_ms):
   shutil.rmtree(WORK, ignore_errors=True)
   WORK.mkdir(parents=True)
   env = dict(os.environ)
+  env['NODECURE_REPO'] = str(ROOT)  # the audit inventory's doc
   # Every process the tests start reports to its own file here.
   env['ASAN_OPTIONS'] = ('detect_leaks=0:abort_on_error=0:'
                          'log_path=%s' % (WORK / 'asan'))
