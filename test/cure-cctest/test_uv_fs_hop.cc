@@ -225,9 +225,16 @@ TEST_F(FsHop, RandomStopsAbandonCleanly) {
   int stopped = 0;
   int refused = 0;
   std::thread owner([&] {
+    // However this thread ends (a failed ASSERT returns), the requester
+    // stops requesting.
+    struct Done {
+      std::atomic<bool>* done;
+      ~Done() { *done = true; }
+    } set_done{&done};
     uv_sync_stop_t* stop = uv_sync_stop_register(HopToken, nullptr);
     ASSERT_NE(stop, nullptr);
-    owner_stop = stop;
+    // The files are opened in sections (so that their fds are a hop's)
+    // before the requester starts: a stop of these would fail the setup.
     hop_token = 1;
     uv_fs_t open_req;
     const int kept_fd = uv_fs_open(nullptr, &open_req, file_.c_str(),
@@ -238,6 +245,7 @@ TEST_F(FsHop, RandomStopsAbandonCleanly) {
                                     O_CREAT | O_RDWR, 0644, nullptr);
     uv_fs_req_cleanup(&open_req);
     ASSERT_GE(kept_wfd, 0);
+    owner_stop = stop;
     // Writes mark i at offset 4 * i and records the outcome; 0 or
     // UV_ETIMEDOUT.
     auto write_mark = [&](uv_fs_t* req, int i) {
@@ -334,7 +342,13 @@ TEST_F(FsHop, RandomStopsAbandonCleanly) {
   std::thread requester([&] {
     std::mt19937 rng(7);
     uv_sync_stop_t* stop;
-    while ((stop = owner_stop.load()) == nullptr) std::this_thread::yield();
+    while ((stop = owner_stop.load()) == nullptr) {
+      if (done) {  // the owner failed before it published its stop
+        requester_done = true;
+        return;
+      }
+      std::this_thread::yield();
+    }
     while (!done) {
       uint64_t token = hop_token.load();
       std::this_thread::sleep_for(std::chrono::microseconds(rng() % 400));
