@@ -1,4 +1,4 @@
-# nodecure: build Node.js 22.22.2 plus our patch queue (see README.md).
+# nodecure: build Node.js 24.21.0 plus our patch queue (see README.md).
 #
 #   ./configure && make        build ./node (build/node, through ccache)
 #   make test                  our tests: GoogleTest units, JS tests, smoke
@@ -14,10 +14,10 @@
 #                              suite's current security release (maintainers)
 #   make install               node, npm, npx, corepack and the headers into
 #                              PREFIX (/usr/local) under DESTDIR
-#   make binary                build/dist/nodecure-v22.22.2-cure.N-linux-x64.tar.xz
-#   make headers               build/dist/nodecure-v22.22.2-cure.N-headers.tar.gz
+#   make binary                build/dist/nodecure-v24.21.0-cure.N-linux-x64.tar.xz
+#   make headers               build/dist/nodecure-v24.21.0-cure.N-headers.tar.gz
 #   make dist-mirror           build/dist/mirror, laid out as nodejs.org/dist
-#   make deb                   build/dist/nodecure_22.22.2+cureN-1_amd64.deb
+#   make deb                   build/dist/nodecure_24.21.0+cureN-1_amd64.deb
 #   make test-dist             install them as a user would and use npm, npx,
 #                              corepack, node-gyp, n and the .deb
 #   make release               the portable release build (build/release):
@@ -26,12 +26,14 @@
 
 PYTHON ?= python3
 JOBS ?= $(shell nproc)
-# The upstream line: 22, or 24 (./configure --base=24), which is built beside
-# it in build-24/ and linked as ./node24 and ./node24-baseline until it
-# passes everything (doc/contributing/rebasing.md).
-NODE_BASE ?= 22
+# The upstream line: 24, or the next LTS line while it is ported
+# (./configure --base=N), which is built beside it in build-N/ and linked as
+# ./nodeN and ./nodeN-baseline until it passes everything
+# (doc/contributing/rebasing.md).
+DEFAULT_BASE := 24
+NODE_BASE ?= $(DEFAULT_BASE)
 export NODECURE_BASE := $(NODE_BASE)
-ifeq ($(NODE_BASE),22)
+ifeq ($(NODE_BASE),$(DEFAULT_BASE))
 BUILDDIR := build
 NODE_LINK := node
 else
@@ -146,8 +148,9 @@ export-patches:
 # Replays a patch queue onto another Node release in $(BUILDDIR)/rebase and
 # writes it back (doc/contributing/rebasing.md); stops at the first
 # conflict, run again once it is resolved:
-#   make rebase NODE_BASE=24 FROM=22       the Node 22 queue onto Node 24
-#   make rebase NODE_BASE=24 NODE=24.22.2  24's queue onto 24.22.2
+#   make rebase NODE=24.22.2               the queue onto Node 24.22.2
+#   make rebase NODE_BASE=26 FROM=24       the queue onto Node 26, once
+#                                          tools/nodecure/inputs_26.py pins it
 rebase:
 	$(PYTHON) tools/nodecure/rebase.py $(if $(FROM),--from $(FROM)) \
 	  $(if $(NODE),--node $(NODE))

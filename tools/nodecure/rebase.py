@@ -1,15 +1,16 @@
 #!/usr/bin/env python3
 """make rebase: replay a patch queue onto another Node release.
 
-    make rebase NODE_BASE=24 FROM=22            the 22 queue onto Node 24
-    make rebase NODE_BASE=24 NODE=24.22.2       24's queue onto 24.22.2
+    make rebase NODE_BASE=26 FROM=24            the 24 queue onto Node 26
+                                                (with tools/nodecure/inputs_26.py)
+    make rebase NODE=24.22.2                    24's queue onto 24.22.2
 
 Steps (doc/contributing/rebasing.md says how to finish one):
 1. With NODE=<version>: find that version of Debian's `nodejs` source in
    the archive's index and pin its orig tarball (name and sha256) and
    NODE_VERSION in the base's inputs file.
 2. Fetch the inputs and unpack the target release into build-<base>/rebase
-   (build/rebase for 22), a git repository whose first commit is the
+   (build/rebase for the default base), a git repository whose first commit is the
    pristine tree, as ./configure lays out build/node.
 3. Fetch the commits of the source queue's tree (build/node, or
    build-<FROM>/node: run ./configure for it first), so that `git am -3`
@@ -52,12 +53,8 @@ def git(*args, check=True, cwd=WORK):
   return r
 
 
-def queue_dir(base):
-  return ROOT / 'patches' if base == '22' else ROOT / 'patches' / base
-
-
-def build_dir(base):
-  return ROOT / ('build' if base == '22' else 'build-' + base)
+queue_dir = common.queue_dir
+build_dir = common.build_dir
 
 
 # ---------------------------------------------------------------------------

@@ -17,7 +17,7 @@ binary. Steps (each one also a subcommand):
              plus the whole patch queue) with our new files copied in
   configure  upstream's configure.py in build/release with
              --shared-<lib>-includes/-libpath pointing at the static
-             libraries (the way c-ares, simdutf and ada are linked today),
+             libraries (the way c-ares, ada and simdjson are linked today),
              so that they link statically
   build      make -C build/release/out node, with -Wl,--as-needed (clang
              builds add -latomic, which node does not use)
@@ -255,9 +255,9 @@ def configure_args():
           '--with-icu-source=%s' % (deps / 'icu' / 'icu'),
           '--shared-http-parser-libname=llhttp']
   # The static libraries ./configure builds (as build/node uses them).
+  # (simdutf is compiled as V8's third_party/simdutf, as in build/node.)
   for opt, d in (('cares', 'cares'), ('http-parser', 'llhttp'),
-                 ('simdutf', 'simdutf'), ('ada', 'ada'),
-                 ('simdjson', 'simdjson')):
+                 ('ada', 'ada'), ('simdjson', 'simdjson')):
     args += ['--shared-' + opt,
              '--shared-%s-includes=%s' % (opt, deps / d / 'include'),
              '--shared-%s-libpath=%s' % (opt, deps / d / 'lib')]

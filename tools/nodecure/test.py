@@ -19,7 +19,7 @@
           Fastify and Koa examples of doc/guides/examples under a ReDoS with
           per-request budgets (test/cure-smoke/frameworks), and native addons
           built with node-gyp (against our headers and against the official
-          Node.js headers of the base, 22.22.2 or 24.21.0) loaded by ./node
+          Node.js headers of the base, 24.21.0) loaded by ./node
   ehp     a smoke of the EHP attack suite (test/ehp/, make ehp): five
           attacks and controls against the suite's Express app on ./node
           with both budgets on, each repeated 50 times
@@ -134,10 +134,8 @@ def deps(result):
   from fetch import debian_file
   work = WORK / 'deps'
   shutil.rmtree(work, ignore_errors=True)
-  # The ada that configure builds (build_ada()): 2.9.2 for Node 22, ada-url
-  # 3.4.4 for Node 24.
-  tarball = (debian_file('nodejs-20', '.orig-ada.tar') if common.BASE == '22'
-             else debian_file('ada-url', '.orig.tar'))
+  # The ada that configure builds (build_ada()): Debian's ada-url.
+  tarball = debian_file('ada-url', '.orig.tar')
   released, patched = work / 'ada-released', work / 'ada-patched'
   for d in (released, patched):
     d.mkdir(parents=True)

@@ -12,7 +12,7 @@ packages) and checks, each step printing `ok`, `not ok` or `skip`:
               versions), the same files as `make install` into a prefix
   versions    with only the unpacked prefix's bin/ on PATH (plus a directory
               of the host's tools without any node, npm or corepack):
-              node --version is v22.22.2, process.versions.cure is set,
+              node --version is v24.21.0, process.versions.cure is set,
               npm, npx and corepack print the pinned versions
   express     npm init -y && npm install express@5 from the registry
               (through npm's own configuration), an Express app answering
@@ -26,8 +26,8 @@ packages) and checks, each step printing `ok`, `not ok` or `skip`:
               then with --dist-url=<the mirror on 127.0.0.1>, each loaded
   n           the `n` version manager (npm, pinned) installs from the dist
               mirror served on 127.0.0.1 into a temporary N_PREFIX: that node
-              prints v22.22.2 with process.versions.cure, `n ls-remote lts`
-              finds 22.22.2 in index.tab
+              prints v24.21.0 with process.versions.cure, `n ls-remote lts`
+              finds 24.21.0 in index.tab
   deb         dpkg -x of the .deb: its node runs; dpkg --root into a temporary
               root (maintainer scripts chrootless, DPKG_ROOT): postinst
               makes /usr/bin/node an alternative of that root, prerm removes
@@ -76,7 +76,7 @@ DOCKERFILE = ROOT / 'tools' / 'nodecure' / 'docker' / 'Dockerfile'
 # Nothing of another Node may be on the tests' PATH.
 NODE_TOOLS = {'node', 'nodejs', 'npm', 'npx', 'corepack', 'node-gyp', 'n',
               'yarn', 'yarnpkg', 'pnpm', 'pnpx', 'nvm', 'volta', 'fnm'}
-# The links of the official tarball (node-v22.22.2-linux-x64/bin).
+# The links of the official tarball (node-v24.21.0-linux-x64/bin).
 OFFICIAL_LINKS = {
     'npm': '../lib/node_modules/npm/bin/npm-cli.js',
     'npx': '../lib/node_modules/npm/bin/npx-cli.js',

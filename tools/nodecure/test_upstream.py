@@ -25,7 +25,7 @@ import common  # noqa: E402
 from common import ROOT, BUILD, log  # noqa: E402
 
 EXPECTED = ROOT / 'test' / 'cure-upstream' / (
-    'expected-failures.txt' if common.BASE == '22' else
+    'expected-failures.txt' if common.BASE == common.DEFAULT_BASE else
     'expected-failures-%s.txt' % common.BASE)
 
 

@@ -29,14 +29,10 @@ from fetch import debian_apt, download, verified  # noqa: E402
 
 # The Debian inputs of ./configure and those of the release build.
 DEBIAN = dict(inputs.DEBIAN, **inputs.DEBIAN_RELEASE)
-# Where each is written: its file (inputs.py, or inputs_24.py for what only
-# Node 24 uses) and its name there (Node 24 names Node 22's tree
-# 'nodejs-22').
+# Where each is written: its file (inputs.py, or inputs_N.py for what only
+# a base built beside the default uses) and its name there.
 FILES = inputs.FILES
-NAMES = {name: name for name in DEBIAN}
-if 'nodejs-22' in DEBIAN:
-  import inputs_24  # noqa: E402
-  NAMES.update(inputs_24.SHARED)
+NAMES = inputs.NAMES
 
 
 def source_files(files):

@@ -1,5 +1,5 @@
 'use strict';
-// An ordinary Express 5 app, unchanged from what runs on upstream Node 22.
+// An ordinary Express 5 app, unchanged from what runs on upstream Node.js.
 // Prints "listening <port>" once it serves on 127.0.0.1.
 const express = require('express');
 

@@ -26,9 +26,8 @@ namespace internal {
 
 namespace {
 
-// V8 13.6 (Node 24) names, spelled for 12.4 (Node 22) too. The 12.4 branch
-// goes when Node 22 leaves main.
-#if V8_MAJOR_VERSION >= 13
+// V8 13.6's frame and cast API, in one place: what the next V8 renames is
+// adapted here (doc/contributing/rebasing.md).
 bool IsJavaScriptFrame(const StackFrame* frame) {
   return frame->is_javascript();
 }
@@ -40,21 +39,6 @@ template <typename T>
 Tagged<T> CastTo(Tagged<Object> object) {
   return Cast<T>(object);
 }
-#else
-using UnoptimizedJSFrame = UnoptimizedFrame;
-using OptimizedJSFrame = OptimizedFrame;
-bool IsJavaScriptFrame(const StackFrame* frame) {
-  return frame->is_java_script();
-}
-Tagged<DeoptimizationData> GetDeoptData(OptimizedJSFrame* frame,
-                                        int* deopt_index) {
-  return frame->GetDeoptimizationData(deopt_index);
-}
-template <typename T>
-Tagged<T> CastTo(Tagged<Object> object) {
-  return T::cast(object);
-}
-#endif
 
 // A promise hook that the embedder set on the native context (Node's
 // async_hooks and AsyncLocalStorage). V8 runs one between a reaction's
