@@ -1034,7 +1034,7 @@ TEST_F(FsTimeoutTest, FifoReadIsInterrupted) {
   uv_fs_req_cleanup(&close_req);
 }
 
-TEST_F(FsTimeoutTest, TimedOutPathIsBlacklisted) {
+TEST_F(FsTimeoutTest, TimedOutPathIsListedSlow) {
   const uv_threadpool_stats_t before = Stats();
   FsReq r;
   r.req.data = &r;
@@ -1085,7 +1085,7 @@ TEST_F(FsTimeoutTest, TimedOutPathIsBlacklisted) {
   uv_fs_req_cleanup(&req);
 }
 
-TEST_F(FsTimeoutTest, TimedOutFdIsBlacklistedAndCloseWorks) {
+TEST_F(FsTimeoutTest, TimedOutFdIsListedSlowAndCloseWorks) {
   int fd = open(fifo_.c_str(), O_RDWR);
   ASSERT_GE(fd, 0);
   FsReq r;
@@ -1137,7 +1137,7 @@ TEST_F(FsTimeoutTest, TimedOutFdIsBlacklistedAndCloseWorks) {
 #endif
 }
 
-TEST_F(FsTimeoutTest, BlacklistEntriesCanExpire) {
+TEST_F(FsTimeoutTest, SlowResourceEntriesCanExpire) {
   ASSERT_EQ(0, uv_fs_slow_resource_set_policy(50, 50));
   FsReq r;
   r.req.data = &r;
@@ -1236,7 +1236,7 @@ TEST_F(ThreadpoolReportTest, UntaggedTaskIsCountedNotReported) {
   EXPECT_EQ(reported + 1, Stats().reported);
 }
 
-TEST_F(ThreadpoolReportTest, FifoReadIsNotInterruptedNorBlacklisted) {
+TEST_F(ThreadpoolReportTest, FifoReadIsNotInterruptedNorListedSlow) {
   const uv_threadpool_stats_t before = Stats();
   int writer = open(fifo_.c_str(), O_RDWR);
   ASSERT_GE(writer, 0);
