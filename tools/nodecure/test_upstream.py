@@ -10,11 +10,14 @@ expected failures that now pass so the list can shrink.
 
   --node PATH    run another binary (e.g. ./node-baseline)
   --suites ...   default: parallel sequential
-  --node-args F  flags for every test, e.g. --event-loop-timeout=60000
+  --node-args F  flags for every test, e.g. '--event-loop-timeout=60000
+                 --threadpool-timeout=60000' (one string, split as a shell
+                 would)
 """
 
 import argparse
 import re
+import shlex
 import subprocess
 import sys
 import time
@@ -84,7 +87,8 @@ def main():
   log_file.parent.mkdir(parents=True, exist_ok=True)
   log('test-upstream: %s with %s' % (' '.join(args.suites), node))
   start = time.time()
-  extra = ['--node-args=%s' % args.node_args] if args.node_args else []
+  # Upstream's test.py takes one flag per --node-args (it appends them).
+  extra = ['--node-args=%s' % f for f in shlex.split(args.node_args)]
   passed, skipped, failed = run_tests(tree, node, extra + args.suites,
                                       args.timeout, common.jobs(), log_file)
   expected = expected_failures()
