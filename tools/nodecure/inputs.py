@@ -76,8 +76,11 @@ DEBIAN = {
     },
     # Trixie's security releases of ICU 76, which Node 24 builds with (it
     # needs 73 or later). The official 24.21.0 carries ICU 78.3, which the
-    # archive serves in forky (78.3-2): moving to it recompiles every unit
-    # that includes ICU's headers (1,956 of 2,869), baseline and node alike.
+    # archive serves in forky (78.3-2; orig sha256 3a2e7a47...0c0, debian
+    # 877a7936...016): moving to it recompiles every unit that includes
+    # ICU's headers (1,956 of 2,869), baseline and node alike. patches/icu
+    # applies to it after Debian's series (one hunk 3 lines off; checked
+    # 2026-11-27).
     'icu': {
         'suite': 'trixie', 'version': '76.1-4',
         'follow': ['trixie'], 'floor': '73.1',
