@@ -1,5 +1,9 @@
 #include "node_threadpool_timeout.h"
 
+#include <stdio.h>
+#include <stdlib.h>  // on_exit() (glibc)
+#include <unistd.h>  // _exit()
+
 #include <atomic>
 #include <cstdlib>
 #include <unordered_map>
@@ -43,6 +47,26 @@ thread_local const uv_fs_t* marked_request = nullptr;
 
 void OnSlowResourceMarked(const uv_fs_t* req) {
   marked_request = req;
+}
+
+// At exit(): work the threadpool abandoned, or kept past its budget, may
+// still be running inside OpenSSL or another library whose exit handlers
+// free what it uses. OpenSSL's cleanup is registered before main() (Node
+// 24's ncrypto initializes OpenSSL from static constructors, so
+// OPENSSL_INIT_NO_ATEXIT at startup comes too late) and the destructors of
+// static objects before this handler, so they run after it. Abandoned work
+// owns what it touches until it returns: while any is live the process ends
+// here, stdio flushed and reset (node.cc's own atexit(ResetStdio) is among
+// the handlers skipped), without the handlers after this one (a DSA key
+// generation abandoned at exit took a SIGSEGV in OpenSSL's RAND lock in 18
+// of 30 runs without this). Registered once, when a budget is first set.
+void EndWithoutExitHandlersIfAbandoned(int status, void*) {
+  uv_threadpool_stats_t stats;
+  uv_threadpool_get_stats(&stats);
+  if (stats.abandoned_live == 0 && stats.kept_live == 0) return;
+  fflush(nullptr);
+  ResetStdio();
+  _exit(status);
 }
 
 // What a timed-out task may still touch, until libuv reclaims it.
@@ -362,8 +386,10 @@ uint64_t ThreadPoolTimeout::budget() {
 }
 
 void ThreadPoolTimeout::SetBudget(uint64_t ms) {
-  if (ms != 0 && !ever_enabled_.exchange(true))
+  if (ms != 0 && !ever_enabled_.exchange(true)) {
     uv_fs_slow_resource_set_cb(OnSlowResourceMarked);
+    CHECK_EQ(on_exit(EndWithoutExitHandlersIfAbandoned, nullptr), 0);
+  }
   CHECK_EQ(uv_threadpool_set_timeout(ms), 0);
 }
 
