@@ -161,9 +161,13 @@ CASES = [
     Case('ws', 'ws 8, echo, 64-byte messages', 'macro', 'ws',
          args={'connections': 50, 'size': 64}, paper=1.00,
          paper_note='ws, 1.00'),
+    # Instructions from scale 0.1 to 0.5: below 0.1 the runs are still
+    # tiering up (1.7e9 instructions per unit of scale from 0.02 to 0.1, 1.1e9
+    # from 0.1 to 0.3, 0.81e9 from 0.3 to 0.5), and when V8 optimizes what
+    # moved the ratio of that span to 0.896 on Node 24 (1.002 from 0.1 on).
     Case('loki', 'LokiJS, insert/get/find/views', 'macro', 'script',
          'loki.js', {'docs': 5000, 'scale': 1, 'batch': 100}, scale='scale',
-         icount=('scale', 0.02, 0.1), paper=1.00, paper_note='LokiJS, 1.00'),
+         icount=('scale', 0.1, 0.5), paper=1.00, paper_note='LokiJS, 1.00'),
     # The paper's micro-benchmarks: chains of callbacks.
     Case('chain-immediate', 'empty-callback chain, setImmediate', 'chain',
          'script', 'callbacks.js', {'type': 'immediate', 'work': 0, 'n': 1e6},
