@@ -1,8 +1,11 @@
 // nodecure: internalBinding('cure'), the native side of node:cure
 // (lib/cure.js, lib/internal/cure/*.js, doc/api/cure.md).
 
+#include <optional>
+
 #include "env-inl.h"
 #include "node_binding.h"
+#include "node_cure_errors.h"
 #include "node_event_loop_timeout.h"
 #include "node_external_reference.h"
 #include "node_threadpool_timeout.h"
@@ -16,6 +19,8 @@ using v8::ArrayBuffer;
 using v8::Context;
 using v8::Function;
 using v8::FunctionCallbackInfo;
+using v8::Integer;
+using v8::Isolate;
 using v8::Local;
 using v8::Number;
 using v8::Object;
@@ -105,19 +110,146 @@ static void WakeWatchdog(const FunctionCallbackInfo<Value>& args) {
   EventLoopTimeout::From(env)->watchdog()->WakeIfSleeping();
 }
 
-// setEventLoopTimeoutHooks(TimeoutError.prototype, publish)
+// setEventLoopTimeoutHooks(publish)
 static void SetEventLoopTimeoutHooks(const FunctionCallbackInfo<Value>& args) {
   Environment* env = Environment::GetCurrent(args);
+  CHECK(args[0]->IsFunction());
+  EventLoopTimeout::From(env)->SetPublish(args[0].As<Function>());
+}
+
+// setTimeoutErrorPrototype(TimeoutError.prototype): at each thread's
+// startup, before user code (src/node_cure_errors.h).
+static void SetTimeoutErrorPrototype(const FunctionCallbackInfo<Value>& args) {
+  Environment* env = Environment::GetCurrent(args);
   CHECK(args[0]->IsObject());
-  CHECK(args[1]->IsFunction());
-  EventLoopTimeout::From(env)->SetHooks(args[0].As<Object>(),
-                                        args[1].As<Function>());
+  TimeoutErrors::SetPrototype(env, args[0].As<Object>());
+}
+
+// A string argument, or null for undefined.
+class OptionalUtf8 {
+ public:
+  OptionalUtf8(Isolate* isolate, Local<Value> value) {
+    if (!value->IsUndefined()) value_.emplace(isolate, value);
+  }
+  const char* get() const { return value_ ? **value_ : nullptr; }
+
+ private:
+  std::optional<Utf8Value> value_;
+};
+
+// newThreadpoolError(errno, syscall, path, dest, hostname, outcome): the
+// TimeoutError of a threadpool request (DNSException); undefined for an
+// argument it lacks.
+static void NewThreadpoolError(const FunctionCallbackInfo<Value>& args) {
+  Environment* env = Environment::GetCurrent(args);
+  Isolate* isolate = env->isolate();
+  CHECK(args[0]->IsInt32());
+  const OptionalUtf8 syscall(isolate, args[1]);
+  const OptionalUtf8 path(isolate, args[2]);
+  const OptionalUtf8 dest(isolate, args[3]);
+  const OptionalUtf8 hostname(isolate, args[4]);
+  Local<Object> error;
+  if (ThreadPoolTimeout::NewThreadpoolError(env,
+                                            args[0].As<v8::Int32>()->Value(),
+                                            syscall.get(),
+                                            path.get(),
+                                            dest.get(),
+                                            hostname.get(),
+                                            args[5])
+          .ToLocal(&error)) {
+    args.GetReturnValue().Set(error);
+  }
+}
+
+// newWorkTimeoutError(errno, kind, name): the TimeoutError of a crypto job
+// or a zlib chunk (lib/zlib.js); name may be undefined.
+static void NewWorkTimeoutError(const FunctionCallbackInfo<Value>& args) {
+  Environment* env = Environment::GetCurrent(args);
+  Isolate* isolate = env->isolate();
+  CHECK(args[0]->IsInt32());
+  CHECK(args[1]->IsString());
+  Utf8Value kind(isolate, args[1]);
+  const OptionalUtf8 name(isolate, args[2]);
+  Local<Object> error;
+  if (ThreadPoolTimeout::NewWorkError(
+          env, args[0].As<v8::Int32>()->Value(), *kind, name.get())
+          .ToLocal(&error)) {
+    args.GetReturnValue().Set(error);
+  }
+}
+
+// --threadpool-timeout (src/node_threadpool_timeout.h): process-wide, as
+// the pool is.
+
+static void GetThreadpoolTimeout(const FunctionCallbackInfo<Value>& args) {
+  args.GetReturnValue().Set(
+      static_cast<double>(ThreadPoolTimeout::budget()));
+}
+
+// Whether a budget was ever set: only then is a UV_ETIMEDOUT ours.
+static void IsThreadpoolTimeoutEverEnabled(
+    const FunctionCallbackInfo<Value>& args) {
+  args.GetReturnValue().Set(ThreadPoolTimeout::ever_enabled());
+}
+
+// 0: a task past its budget is stopped (throw), 1: only reported.
+static void GetThreadpoolTimeoutAction(
+    const FunctionCallbackInfo<Value>& args) {
+  args.GetReturnValue().Set(ThreadPoolTimeout::report_only() ? 1 : 0);
+}
+
+static void SetThreadpoolTimeoutAction(
+    const FunctionCallbackInfo<Value>& args) {
+  Environment* env = Environment::GetCurrent(args);
+  CHECK(env->is_main_thread());  // Checked in JS: the pool is process-wide.
+  CHECK(args[0]->IsUint32());
+  const uint32_t action = args[0].As<v8::Uint32>()->Value();
+  CHECK_LE(action, 1);  // Validated in JS.
+  ThreadPoolTimeout::SetReportOnly(action == 1);
+}
+
+static void SetThreadpoolTimeout(const FunctionCallbackInfo<Value>& args) {
+  Environment* env = Environment::GetCurrent(args);
+  CHECK(env->is_main_thread());  // Checked in JS: the pool is process-wide.
+  CHECK(args[0]->IsNumber());
+  double ms = args[0].As<Number>()->Value();
+  CHECK(ms >= 0 && ms <= 2147483647);  // Validated in JS.
+  ThreadPoolTimeout::SetBudget(static_cast<uint64_t>(ms));
+}
+
+// getThreadpoolStats(): the uv_threadpool_stats_t counters, in order.
+static void GetThreadpoolStats(const FunctionCallbackInfo<Value>& args) {
+  Isolate* isolate = args.GetIsolate();
+  uv_threadpool_stats_t stats;
+  uv_threadpool_get_stats(&stats);
+  const uint64_t counters[] = {stats.timed_out,
+                               stats.extended,
+                               stats.abandoned,
+                               stats.abandoned_live,
+                               stats.cap_hits,
+                               stats.slow_resources,
+                               stats.slow_resource_marks,
+                               stats.slow_resource_hits,
+                               stats.kept_live,
+                               stats.stalled,
+                               stats.reported,
+                               stats.hopped};
+  Local<Value> values[arraysize(counters)];
+  for (size_t i = 0; i < arraysize(counters); i++)
+    values[i] = Number::New(isolate, static_cast<double>(counters[i]));
+  args.GetReturnValue().Set(
+      v8::Array::New(isolate, values, arraysize(values)));
+}
+
+static void ClearSlowResources(const FunctionCallbackInfo<Value>& args) {
+  uv_fs_slow_resource_clear();
 }
 
 static void Initialize(Local<Object> target,
                        Local<Value> unused,
                        Local<Context> context,
                        void* priv) {
+  Isolate* isolate = context->GetIsolate();
   SetMethod(context, target, "setEventLoopTimeout", SetEventLoopTimeout);
   SetMethod(
       context, target, "setEventLoopTurnTimeout", SetEventLoopTurnTimeout);
@@ -132,8 +264,43 @@ static void Initialize(Local<Object> target,
   SetMethod(context, target, "wakeWatchdog", WakeWatchdog);
   SetMethod(
       context, target, "setEventLoopTimeoutHooks", SetEventLoopTimeoutHooks);
-  // --threadpool-timeout (src/node_threadpool_timeout.cc).
-  ThreadPoolTimeout::InitializeBinding(context, target);
+  // TimeoutErrors (src/node_cure_errors.h).
+  SetMethod(
+      context, target, "setTimeoutErrorPrototype", SetTimeoutErrorPrototype);
+  SetMethod(context, target, "newThreadpoolError", NewThreadpoolError);
+  SetMethod(context, target, "newWorkTimeoutError", NewWorkTimeoutError);
+  USE(target->Set(context,
+                  FIXED_ONE_BYTE_STRING(isolate, "timeoutErrorCodes"),
+                  TimeoutErrors::CodeStrings(isolate)));
+  // --threadpool-timeout.
+  SetMethodNoSideEffect(
+      context, target, "getThreadpoolTimeout", GetThreadpoolTimeout);
+  SetMethodNoSideEffect(context,
+                        target,
+                        "isThreadpoolTimeoutEverEnabled",
+                        IsThreadpoolTimeoutEverEnabled);
+  SetMethod(context, target, "setThreadpoolTimeout", SetThreadpoolTimeout);
+  SetMethodNoSideEffect(
+      context, target, "getThreadpoolTimeoutAction", GetThreadpoolTimeoutAction);
+  SetMethod(
+      context, target, "setThreadpoolTimeoutAction", SetThreadpoolTimeoutAction);
+  SetMethodNoSideEffect(
+      context, target, "getThreadpoolStats", GetThreadpoolStats);
+  SetMethod(context, target, "clearSlowResources", ClearSlowResources);
+  // The uv error numbers of lib/internal/cure/threadpool.js.
+  USE(target->Set(context,
+                  FIXED_ONE_BYTE_STRING(isolate, "UV_ETIMEDOUT"),
+                  Integer::New(isolate, UV_ETIMEDOUT)));
+  USE(target->Set(context,
+                  FIXED_ONE_BYTE_STRING(isolate, "UV_EABANDONCAP"),
+                  Integer::New(isolate, UV_EABANDONCAP)));
+  USE(target->Set(context,
+                  FIXED_ONE_BYTE_STRING(isolate, "UV_ESLOWRESOURCE"),
+                  Integer::New(isolate, UV_ESLOWRESOURCE)));
+  USE(target->Set(context,
+                  FIXED_ONE_BYTE_STRING(isolate, "UV_EPOOLSTALLED"),
+                  Integer::New(isolate, UV_EPOOLSTALLED)));
+
 }
 
 static void RegisterExternalReferences(ExternalReferenceRegistry* registry) {
@@ -145,7 +312,16 @@ static void RegisterExternalReferences(ExternalReferenceRegistry* registry) {
   registry->Register(SetCallbackBudget);
   registry->Register(WakeWatchdog);
   registry->Register(SetEventLoopTimeoutHooks);
-  ThreadPoolTimeout::RegisterExternalReferences(registry);
+  registry->Register(SetTimeoutErrorPrototype);
+  registry->Register(NewThreadpoolError);
+  registry->Register(NewWorkTimeoutError);
+  registry->Register(GetThreadpoolTimeout);
+  registry->Register(IsThreadpoolTimeoutEverEnabled);
+  registry->Register(SetThreadpoolTimeout);
+  registry->Register(GetThreadpoolTimeoutAction);
+  registry->Register(SetThreadpoolTimeoutAction);
+  registry->Register(GetThreadpoolStats);
+  registry->Register(ClearSlowResources);
 }
 
 }  // namespace cure

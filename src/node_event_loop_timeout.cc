@@ -4,6 +4,7 @@
 
 #include "async_context_frame.h"
 #include "async_wrap-inl.h"
+#include "node_cure_errors.h"
 #include "env-inl.h"
 #include "node_internals.h"
 #include "node_timeout_watchdog-inl.h"
@@ -37,18 +38,6 @@ namespace {
 // long internal loop is still stopped, this much later.
 constexpr uint32_t kInternalDeferMs = 10;
 
-// A TimeoutError was thrown into the running callback, which may go on (it
-// catches it, or a library's error handling runs): its next one comes one
-// budget after this one, not one budget after the watchdog's last report,
-// which a long builtin or call may have delayed (the next would then be
-// thrown at once, into the code handling the first, often outside any
-// catch). Timed afresh as a callback of its own, with the budget it had.
-void RestartAfterThrow(TimeoutWatchdog* watchdog) {
-  if ((watchdog->callback_id() & 1) == 0) return;
-  const uint32_t own = watchdog->fields()[TimeoutWatchdog::kCallbackBudget];
-  watchdog->BeginCallback();
-  watchdog->SetCallbackBudget(own);
-}
 }  // namespace
 
 EventLoopTimeout* EventLoopTimeout::From(Environment* env) {
@@ -62,6 +51,19 @@ EventLoopTimeout* EventLoopTimeout::From(Environment* env) {
 
 EventLoopTimeout* EventLoopTimeout::Find(Environment* env) {
   return current_ != nullptr && current_->env_ == env ? current_ : nullptr;
+}
+
+// A TimeoutError was thrown into the running callback, which may go on (it
+// catches it, or a library's error handling runs): its next one comes one
+// budget after this one, not one budget after the watchdog's last report,
+// which a long builtin or call may have delayed (the next would then be
+// thrown at once, into the code handling the first, often outside any
+// catch). Timed afresh as a callback of its own, with the budget it had.
+void EventLoopTimeout::RestartAfterThrow(TimeoutWatchdog* watchdog) {
+  if ((watchdog->callback_id() & 1) == 0) return;
+  const uint32_t own = watchdog->fields()[TimeoutWatchdog::kCallbackBudget];
+  watchdog->BeginCallback();
+  watchdog->SetCallbackBudget(own);
 }
 
 void EventLoopTimeout::RestartOutermostCallbackSlow(Environment* env) {
@@ -109,7 +111,6 @@ void EventLoopTimeout::Cleanup(void* data) {
   self->sync_stop_ = nullptr;
   TimeoutInterrupt::SetDelegate(self->isolate_, nullptr);
   self->env_->set_callback_watchdog(nullptr);
-  self->error_prototype_.Reset();
   self->publish_.Reset();
   self->fields_store_.reset();
   CHECK_EQ(current_, self);
@@ -135,9 +136,7 @@ std::shared_ptr<v8::BackingStore> EventLoopTimeout::fields_store() {
   return fields_store_;
 }
 
-void EventLoopTimeout::SetHooks(Local<Object> prototype,
-                                Local<Function> publish) {
-  error_prototype_.Reset(isolate_, prototype);
+void EventLoopTimeout::SetPublish(Local<Function> publish) {
   publish_.Reset(isolate_, publish);
 }
 
@@ -162,85 +161,6 @@ void EventLoopTimeout::OnTimeout(void* data,
   // that JS which goes on after it (a partial write) is stopped too.
   TimeoutInterrupt::Request(self->isolate_, epoch);
   if (!report) uv_sync_stop_request(self->sync_stop_, epoch);
-}
-
-uint64_t EventLoopTimeout::SyncCallToken(void* data) {
-  auto* self = static_cast<EventLoopTimeout*>(data);
-  TimeoutWatchdog& watchdog = self->watchdog_;
-  if ((watchdog.callback_id() & 1) == 0) return 0;  // between callbacks
-  if (self->action() == Action::kReport) return 0;  // calls are not stopped
-  // The loop thread's own word (this callback's override).
-  const uint32_t budget = self->fields_[TimeoutWatchdog::kCallbackBudget];
-  if (budget == TimeoutWatchdog::kNoBudget ||
-      (budget == TimeoutWatchdog::kUseDefaultBudget &&
-       watchdog.budget() == 0)) {
-    return 0;
-  }
-  return watchdog.epoch();
-}
-
-bool EventLoopTimeout::TakeStoppedCall(Environment* env) {
-  EventLoopTimeout* self = Find(env);
-  if (self == nullptr) return false;
-  // A stop of this callback's last section (an older one that nobody
-  // reported, e.g. existsSync()'s, is forgotten).
-  const uint64_t epoch = self->watchdog_.epoch();
-  if (uv_sync_stop_take() != epoch) return false;
-  // The stop was requested after its report was counted (OnTimeout()).
-  self->consumed_epoch_ = epoch;
-  self->consumed_report_ = self->reports_.load(std::memory_order_relaxed);
-  return true;
-}
-
-Local<Value> EventLoopTimeout::StoppedCallError(Environment* env,
-                                                const char* api) {
-  EventLoopTimeout* self = Find(env);
-  CHECK_NOT_NULL(self);
-  Isolate* isolate = env->isolate();
-  EscapableHandleScope scope(isolate);
-  Local<Context> context = env->context();
-  Local<Object> error = self->NewError(
-      context,
-      std::string("Synchronous ") + api + " stopped: the " +
-          self->Overrun(false, false));
-  if (error.IsEmpty()) return Local<Value>();
-  RestartAfterThrow(&self->watchdog_);
-  self->SchedulePublish(
-      context,
-      error,
-      Action::kThrow,
-      self->reported_budget_ms_.load(std::memory_order_relaxed));
-  return scope.Escape(error);
-}
-
-Local<Value> EventLoopTimeout::StoppedFsCallError(Environment* env,
-                                                  const char* syscall,
-                                                  const char* path,
-                                                  const char* dest) {
-  Isolate* isolate = env->isolate();
-  EscapableHandleScope scope(isolate);
-  Local<Context> context = env->context();
-  Local<Value> error =
-      StoppedCallError(env, syscall != nullptr ? syscall : "fs call");
-  if (error.IsEmpty()) return Local<Value>();
-  Local<Object> e = error.As<Object>();
-  const struct {
-    Local<String> key;
-    const char* value;
-  } properties[] = {{env->syscall_string(), syscall},
-                    {env->path_string(), path},
-                    {env->dest_string(), dest},
-                    {FIXED_ONE_BYTE_STRING(isolate, "outcome"),
-                     uv_sync_stop_call_abandoned() ? "unknown" : "none"}};
-  for (const auto& property : properties) {
-    Local<String> value;
-    if (property.value == nullptr) continue;
-    if (!String::NewFromUtf8(isolate, property.value).ToLocal(&value) ||
-        e->Set(context, property.key, value).IsNothing()) {
-      return Local<Value>();
-    }
-  }
-  return scope.Escape(e);
 }
 
 TimeoutInterrupt::Decision EventLoopTimeout::Check(uint64_t epoch) {
@@ -277,29 +197,12 @@ TimeoutInterrupt::Decision EventLoopTimeout::Check(uint64_t epoch) {
   return TimeoutInterrupt::Decision::kDrop;
 }
 
-// A TimeoutError with the code ERR_EVENT_LOOP_TIMEOUT. No JavaScript runs
-// here: only API calls that cannot call into it.
-Local<Object> EventLoopTimeout::NewError(Local<Context> context,
-                                         const std::string& message) {
-  Isolate* isolate = isolate_;
-  EscapableHandleScope scope(isolate);
-  Local<String> text;
-  if (!String::NewFromUtf8(isolate, message.c_str()).ToLocal(&text))
-    return Local<Object>();
-  Local<Object> error = Exception::Error(text).As<Object>();
-  if (!error_prototype_.IsEmpty() &&
-      error->SetPrototype(context, error_prototype_.Get(isolate)).IsNothing()) {
-    return Local<Object>();
-  }
-  if (error
-          ->CreateDataProperty(context,
-                               FIXED_ONE_BYTE_STRING(isolate, "code"),
-                               FIXED_ONE_BYTE_STRING(isolate,
-                                                     "ERR_EVENT_LOOP_TIMEOUT"))
-          .IsNothing()) {
-    return Local<Object>();
-  }
-  return scope.Escape(error);
+// A TimeoutError with the code ERR_EVENT_LOOP_TIMEOUT
+// (src/node_cure_errors.h). No JavaScript runs here.
+Local<Object> EventLoopTimeout::NewError(const std::string& message) {
+  return cure::TimeoutErrors::New(
+             env_, cure::TimeoutCode::kEventLoopTimeout, message)
+      .FromMaybe(Local<Object>());
 }
 
 Local<Value> EventLoopTimeout::CreateError(Isolate* isolate, uint64_t epoch) {
@@ -312,7 +215,7 @@ Local<Value> EventLoopTimeout::CreateError(Isolate* isolate, uint64_t epoch) {
   const uint64_t budget_ms =
       (turn ? reported_turn_budget_ms_ : reported_budget_ms_)
           .load(std::memory_order_relaxed);
-  Local<Object> error = NewError(context, Overrun(true, turn));
+  Local<Object> error = NewError(Overrun(true, turn));
   if (error.IsEmpty()) return Local<Value>();
   if (action() == Action::kReport) {
     // The rest of the callback runs on without a budget: one report per
@@ -350,13 +253,6 @@ std::string EventLoopTimeout::Overrun(bool capital, bool turn) const {
   return std::string(capital ? "C" : "c") +
          "allback ran longer than its budget of " + ms +
          " ms (--event-loop-timeout)";
-}
-
-bool StoppableSyncCall::ThrowIfStopped(Environment* env, const char* api) {
-  if (!Leave() || !EventLoopTimeout::TakeStoppedCall(env)) return false;
-  Local<Value> error = EventLoopTimeout::StoppedCallError(env, api);
-  if (!error.IsEmpty()) env->isolate()->ThrowException(error);
-  return true;
 }
 
 // What JS keeps on a JS resource for its callback's async context: its own

@@ -81,15 +81,14 @@ class EventLoopTimeout final : public v8::TimeoutInterrupt::Delegate {
     action_.store(action, std::memory_order_relaxed);
   }
   Action action() const { return action_.load(std::memory_order_relaxed); }
-  // Set by JS when the feature is first used: the prototype of the
-  // TimeoutErrors this creates, and publish(error, budgetMs, action,
-  // elapsedMs), called once per timeout or report in the interrupted
-  // callback's async context after it returned
+  // Set by JS when the feature is first used: publish(error, budgetMs,
+  // action, elapsedMs), called once per timeout or report in the
+  // interrupted callback's async context after it returned
   // (lib/internal/cure/callbacks.js: the cure:event-loop-timeout channel).
-  void SetHooks(v8::Local<v8::Object> prototype,
-                v8::Local<v8::Function> publish);
+  void SetPublish(v8::Local<v8::Function> publish);
 
-  // Synchronous calls (*Sync APIs). Each one that may block or run long is a
+  // Synchronous calls (*Sync APIs; src/node_event_loop_timeout_sync.cc). Each
+  // one that may block or run long is a
   // section of the loop thread's stop (uv/sync-stop.h; libuv makes every
   // synchronous uv_fs_*() call one, StoppableSyncCall the others) that a
   // timeout of the running callback stops: a blocking system call returns
@@ -122,6 +121,9 @@ class EventLoopTimeout final : public v8::TimeoutInterrupt::Delegate {
 
  private:
   static void RestartOutermostCallbackSlow(Environment* env);
+  // A TimeoutError was thrown into the running callback: its next one comes
+  // one budget from now.
+  static void RestartAfterThrow(TimeoutWatchdog* watchdog);
 
   // The thread's instance. One per Environment: Environments are keyed by
   // their isolate in V8's table, and Node runs one Environment per isolate
@@ -134,8 +136,7 @@ class EventLoopTimeout final : public v8::TimeoutInterrupt::Delegate {
   static void OnTimeout(void* data, uint64_t epoch, uint64_t budget_ms);
   // uv_sync_stop_token_cb: the running callback's epoch if it has a budget.
   static uint64_t SyncCallToken(void* data);
-  v8::Local<v8::Object> NewError(v8::Local<v8::Context> context,
-                                 const std::string& message);
+  v8::Local<v8::Object> NewError(const std::string& message);
   // On the Environment's thread, with JS disallowed: captures the running
   // callback's async context and queues the publish() call for `error`.
   void SchedulePublish(v8::Local<v8::Context> context,
@@ -159,7 +160,6 @@ class EventLoopTimeout final : public v8::TimeoutInterrupt::Delegate {
   // watchdog_.fields(), kept so that SyncCallToken(), on every synchronous
   // call of a budgeted callback, reads them without a call.
   uint32_t* const fields_;
-  v8::Global<v8::Object> error_prototype_;
   v8::Global<v8::Function> publish_;
   std::shared_ptr<v8::BackingStore> fields_store_;
   std::atomic<int> owners_{1};

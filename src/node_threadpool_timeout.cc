@@ -1,3 +1,12 @@
+// nodecure: --threadpool-timeout's core on the Node side (ThreadPoolTimeout,
+// src/node_threadpool_timeout.h): the options and the exit handler; the
+// keeping of what an abandoned task may still touch (Keep(), until libuv's
+// reclaim callback or the Environment's cleanup, whichever comes first);
+// the diagnostics_channel events and reports; the TimeoutErrors of
+// threadpool requests (made by src/node_cure_errors.h's factory). The
+// per-subsystem adapters are in src/node_threadpool_timeout_adapters.cc,
+// the binding's methods in src/node_cure.cc.
+
 #include "node_threadpool_timeout.h"
 
 #include <stdio.h>
@@ -11,10 +20,10 @@
 #include "async_wrap-inl.h"
 #include "base_object-inl.h"
 #include "env-inl.h"
+#include "node_cure_errors.h"
 #include "node_errors.h"
 #include "node_file.h"
 #include "node_internals.h"
-#include "node_external_reference.h"
 #include "node_realm-inl.h"
 #include "req_wrap-inl.h"
 #include "util-inl.h"
@@ -25,7 +34,6 @@ using v8::Context;
 using v8::EscapableHandleScope;
 using v8::Exception;
 using v8::Function;
-using v8::FunctionCallbackInfo;
 using v8::HandleScope;
 using v8::Integer;
 using v8::Isolate;
@@ -211,10 +219,10 @@ static void CallLib(Environment* env,
 // lib/internal/cure/threadpool.js, in the async context of `wrap` if given,
 // so that a subscriber sees the request's AsyncLocalStorage. Costs one JS
 // call per timeout, nothing per request.
-static void Publish(Environment* env,
-                    AsyncWrap* wrap,
-                    const ThreadPoolTimeout::Event& event,
-                    bool slow_resource) {
+void ThreadPoolTimeout::Publish(Environment* env,
+                                AsyncWrap* wrap,
+                                const Event& event,
+                                bool slow_resource) {
   if (!env->can_call_into_js()) return;
   Isolate* isolate = env->isolate();
   HandleScope handle_scope(isolate);
@@ -235,6 +243,8 @@ static void Publish(Environment* env,
   Local<Value> argv[] = {
       OneByteString(isolate, event.kind),
       Integer::New(isolate, event.status),
+      OneByteString(isolate,
+                    cure::CodeString(cure::ThreadpoolCode(event.status))),
       StringOrUndefined(isolate, event.syscall),
       StringOrUndefined(isolate, event.path),
       v8::Boolean::New(isolate, slow_resource),
@@ -314,6 +324,8 @@ static void PublishReport(Environment* env,
   }
   Local<Value> argv[] = {
       OneByteString(isolate, kind),
+      OneByteString(isolate,
+                    cure::CodeString(cure::TimeoutCode::kThreadpoolTimeout)),
       StringOrUndefined(isolate, syscall),
       StringOrUndefined(isolate, resource),
       Number::New(isolate, static_cast<double>(elapsed_ms)),
@@ -374,6 +386,12 @@ static void OnReport(uv_loop_t* loop, void* tag, uint64_t elapsed_ms) {
   }
 }
 
+bool ThreadPoolTimeout::TakeSlowResourceMark(const uv_fs_t* req) {
+  const bool marked = marked_request == req;
+  marked_request = nullptr;
+  return marked;
+}
+
 void ThreadPoolTimeout::SetReportOnly(bool report) {
   uv_threadpool_set_report_cb(OnReport);
   CHECK_EQ(uv_threadpool_set_action(report ? UV_THREADPOOL_ACTION_REPORT
@@ -391,18 +409,6 @@ void ThreadPoolTimeout::SetBudget(uint64_t ms) {
     CHECK_EQ(on_exit(EndWithoutExitHandlersIfAbandoned, nullptr), 0);
   }
   CHECK_EQ(uv_threadpool_set_timeout(ms), 0);
-}
-
-const char* ThreadPoolTimeout::ErrorCode(int64_t errorno) {
-  // As codeOf() in lib/internal/cure/threadpool.js.
-  switch (errorno) {
-    case UV_ESLOWRESOURCE:
-      return "ERR_SLOW_RESOURCE";
-    case UV_EPOOLSTALLED:
-      return "ERR_THREADPOOL_STALLED";
-    default:
-      return "ERR_THREADPOOL_TIMEOUT";
-  }
 }
 
 // err.outcome: what became of the request. 'none': it did nothing and
@@ -428,79 +434,91 @@ Local<Value> ThreadPoolTimeout::UVException(Isolate* isolate,
   Environment* env = Environment::GetCurrent(isolate);
   CHECK_NOT_NULL(env);
   EscapableHandleScope scope(isolate);
-  Local<Context> context = env->context();
-  Local<Value> argv[] = {
-      Integer::New(isolate, errorno),
-      StringOrUndefined(isolate, syscall),
-      StringOrUndefined(isolate, path),
-      StringOrUndefined(isolate, dest),
-      Undefined(isolate),  // hostname
-      Outcome(isolate, errorno),
-  };
-  if (env->can_call_into_js()) {
-    errors::TryCatchScope try_catch(env);
-    Local<Function> create;
-    Local<Value> error;
-    if (LibFunction(env, "createThreadpoolError").ToLocal(&create) &&
-        create->Call(context, Undefined(isolate), arraysize(argv), argv)
-            .ToLocal(&error)) {
-      return scope.Escape(error);
-    }
+  Local<Object> error;
+  // Upstream's callers use the error as it comes: undefined, not an empty
+  // handle, if V8 failed (an exception, e.g. termination, is pending).
+  if (!NewThreadpoolError(env,
+                          errorno,
+                          syscall,
+                          path,
+                          dest,
+                          nullptr,
+                          Outcome(isolate, errorno))
+           .ToLocal(&error)) {
+    return scope.Escape(Undefined(isolate));
   }
-  // No JS: a plain Error with the same properties (not a TimeoutError).
-  Local<Object> e = Exception::Error(OneByteString(
-                        isolate, uv_timeout_strerror(errorno)))
-                        .As<Object>();
-  const char* code = ErrorCode(errorno);
-  USE(e->Set(context, env->errno_string(), argv[0]));
-  USE(e->Set(context, env->code_string(), OneByteString(isolate, code)));
-  USE(e->Set(context, env->syscall_string(), argv[1]));
-  if (path != nullptr) USE(e->Set(context, env->path_string(), argv[2]));
-  if (dest != nullptr) USE(e->Set(context, env->dest_string(), argv[3]));
-  if (!argv[5]->IsUndefined())
-    USE(e->Set(context, FIXED_ONE_BYTE_STRING(isolate, "outcome"), argv[5]));
-  return scope.Escape(e);
+  return scope.Escape(error);
 }
 
-Local<Value> ThreadPoolTimeout::WorkError(Environment* env,
-                                          int status,
-                                          const char* kind,
-                                          const char* name) {
+// Shaped like upstream's UVException() and DNSException (lib/internal/
+// errors.js): "<what became of it>, <syscall> '<path>' -> '<dest>'", for DNS
+// "<...>, <syscall> <hostname>", with the properties errno, syscall, path,
+// dest and hostname where given, and outcome unless undefined.
+MaybeLocal<Object> ThreadPoolTimeout::NewThreadpoolError(
+    Environment* env,
+    int errorno,
+    const char* syscall,
+    const char* path,
+    const char* dest,
+    const char* hostname,
+    Local<Value> outcome) {
   Isolate* isolate = env->isolate();
   EscapableHandleScope scope(isolate);
-  Local<Value> argv[] = {
-      Integer::New(isolate, status),
-      OneByteString(isolate, kind),
-      StringOrUndefined(isolate, name),
-  };
-  {
-    errors::TryCatchScope try_catch(env);
-    Local<Function> create;
-    Local<Value> error;
-    if (LibFunction(env, "createWorkTimeoutError").ToLocal(&create) &&
-        create->Call(env->context(), Undefined(isolate), arraysize(argv), argv)
-            .ToLocal(&error)) {
-      return scope.Escape(error);
-    }
+  Local<Context> context = env->context();
+  std::string message = cure::ThreadpoolMessage(errorno);
+  if (syscall != nullptr) message += std::string(", ") + syscall;
+  if (path != nullptr) message += std::string(" '") + path + "'";
+  if (dest != nullptr) message += std::string(" -> '") + dest + "'";
+  if (hostname != nullptr) message += std::string(" ") + hostname;
+  Local<Object> e;
+  if (!cure::TimeoutErrors::New(env, cure::ThreadpoolCode(errorno), message)
+           .ToLocal(&e) ||
+      e->Set(context, env->errno_string(), Integer::New(isolate, errorno))
+          .IsNothing() ||
+      cure::TimeoutErrors::SetString(env, e, env->syscall_string(), syscall)
+          .IsNothing() ||
+      cure::TimeoutErrors::SetString(env, e, env->path_string(), path)
+          .IsNothing() ||
+      cure::TimeoutErrors::SetString(env, e, env->dest_string(), dest)
+          .IsNothing() ||
+      cure::TimeoutErrors::SetString(
+          env, e, env->hostname_string(), hostname)
+          .IsNothing() ||
+      (!outcome->IsUndefined() &&
+       e->Set(context, FIXED_ONE_BYTE_STRING(isolate, "outcome"), outcome)
+           .IsNothing())) {
+    return MaybeLocal<Object>();
   }
-  Local<Object> e = Exception::Error(OneByteString(
-                        isolate, uv_timeout_strerror(status)))
-                        .As<Object>();
-  USE(e->Set(env->context(), env->errno_string(), argv[0]));
-  USE(e->Set(env->context(),
-             env->code_string(),
-             OneByteString(isolate, ErrorCode(status))));
   return scope.Escape(e);
 }
 
-static bool Keep(Environment* env,
-                 AsyncWrap* object,
-                 ThreadPoolTimeout::ReleaseCallback release,
-                 void* data,
-                 uv_fs_t* fs_req,
-                 uv_buf_t managed,
-                 BaseObject* held,
-                 fs::FSReqBase* pinning) {
+// "<what became of it>, <kind> <name>", with errno.
+MaybeLocal<Object> ThreadPoolTimeout::NewWorkError(Environment* env,
+                                                   int status,
+                                                   const char* kind,
+                                                   const char* name) {
+  Isolate* isolate = env->isolate();
+  EscapableHandleScope scope(isolate);
+  std::string message = cure::ThreadpoolMessage(status) + ", " + kind;
+  if (name != nullptr) message += std::string(" ") + name;
+  Local<Object> e;
+  if (!cure::TimeoutErrors::New(env, cure::ThreadpoolCode(status), message)
+           .ToLocal(&e) ||
+      e->Set(env->context(), env->errno_string(), Integer::New(isolate, status))
+          .IsNothing()) {
+    return MaybeLocal<Object>();
+  }
+  return scope.Escape(e);
+}
+
+bool ThreadPoolTimeout::Keep(Environment* env,
+                             AsyncWrap* object,
+                             ReleaseCallback release,
+                             void* data,
+                             uv_fs_t* fs_req,
+                             uv_buf_t managed,
+                             BaseObject* held,
+                             fs::FSReqBase* pinning) {
   AbandonedTask* task = new AbandonedTask{env,
                                           BaseObjectPtr<AsyncWrap>(object),
                                           release,
@@ -538,271 +556,6 @@ bool ThreadPoolTimeout::KeepUntilReclaimed(Environment* env,
     return false;
   Publish(env, object, event, false);
   return true;
-}
-
-static bool KeepFs(AsyncWrap* wrap,
-                   uv_fs_t* req,
-                   const char* syscall,
-                   uv_buf_t managed,
-                   BaseObject* held,
-                   fs::FSReqBase* pinning) {
-  if (!ThreadPoolTimeout::IsTimeout(req->result)) return false;
-  const bool marked = marked_request == req;
-  marked_request = nullptr;
-  Environment* env = wrap->env();
-  if (!Keep(env, wrap, nullptr, nullptr, req, managed, held, pinning))
-    return false;
-  // req->path is libuv's copy: the abandoned work only reads it.
-  Publish(env,
-          wrap,
-          ThreadPoolTimeout::Event{
-              "fs", syscall, req->path, static_cast<int>(req->result)},
-          marked);
-  return true;
-}
-
-bool ThreadPoolTimeout::KeepFsRequest(AsyncWrap* wrap,
-                                      uv_fs_t* req,
-                                      const char* syscall,
-                                      uv_buf_t managed) {
-  return KeepFs(wrap, req, syscall, managed, nullptr, nullptr);
-}
-
-bool ThreadPoolTimeout::KeepFsRequest(fs::FSReqBase* wrap,
-                                      uv_fs_t* req,
-                                      const char* syscall) {
-  return KeepFs(wrap,
-                req,
-                syscall,
-                uv_buf_init(nullptr, 0),
-                wrap->binding_data(),
-                wrap);
-}
-
-void ThreadPoolTimeout::CompleteRefusedLater(AsyncWrap* wrap,
-                                             uv_fs_t* req,
-                                             uv_fs_cb after,
-                                             const char* path) {
-  // mkdtemp/mkstemp are never refused; their req->path would be freed by
-  // uv_fs_req_cleanup() whatever req->cb is.
-  const bool has_path = path != nullptr && req->fs_type != UV_FS_MKDTEMP &&
-                        req->fs_type != UV_FS_MKSTEMP;
-  wrap->env()->SetImmediate([keep = BaseObjectPtr<AsyncWrap>(wrap),
-                             req,
-                             after,
-                             has_path,
-                             copy = std::string(has_path ? path : "")](
-                                Environment*) {
-    // uv__slowres_check() already ran uv_fs_req_cleanup(): req->path is
-    // null. Point it to our copy for the error; with req->cb cleared, the
-    // uv_fs_req_cleanup() that `after` runs leaves it alone.
-    req->result = UV_ESLOWRESOURCE;
-    req->path = has_path ? copy.c_str() : nullptr;
-    req->new_path = nullptr;
-    req->cb = nullptr;
-    after(req);
-  });
-}
-
-bool ThreadPoolTimeout::KeepDnsRequest(AsyncWrap* wrap,
-                                       int status,
-                                       const char* syscall) {
-  if (!IsTimeout(status)) return false;
-  return KeepUntilReclaimed(wrap->env(),
-                            wrap,
-                            nullptr,
-                            nullptr,
-                            Event{"dns", syscall, nullptr, status});
-}
-
-void ThreadPoolTimeout::AfterCryptoJobTimeout(AsyncWrap* job,
-                                              int status,
-                                              const char* name,
-                                              RejectCallback reject) {
-  Environment* env = job->env();
-  // The job (its params, its output) belongs to the abandoned work until it
-  // returns; JS loses interest now.
-  CHECK(KeepUntilReclaimed(
-      env,
-      job,
-      [](AsyncWrap* job, void*) { delete job; },
-      nullptr,
-      Event{"crypto", name, nullptr, status}));
-  if (!env->can_call_into_js()) return;
-  HandleScope handle_scope(env->isolate());
-  Context::Scope context_scope(env->context());
-  Local<Value> error = WorkError(env, status, "crypto", name);
-  if (reject != nullptr) {
-    InternalCallbackScope callback_scope(job);
-    reject(job, error);
-    return;
-  }
-  USE(job->MakeCallback(env->ondone_string(), 1, &error));
-}
-
-void ThreadPoolTimeout::AfterZlibTimeout(AsyncWrap* stream,
-                                         int status,
-                                         ReleaseCallback release) {
-  Environment* env = stream->env();
-  CHECK(KeepUntilReclaimed(
-      env, stream, release, nullptr, Event{"zlib", nullptr, nullptr, status}));
-  if (!env->can_call_into_js()) return;
-  Isolate* isolate = env->isolate();
-  HandleScope handle_scope(isolate);
-  Context::Scope context_scope(env->context());
-  Local<Value> argv[] = {
-      OneByteString(isolate, uv_timeout_strerror(status)),
-      Integer::New(isolate, status),
-      OneByteString(isolate, ErrorCode(status))};
-  USE(stream->MakeCallback(env->onerror_string(), arraysize(argv), argv));
-}
-
-namespace {
-
-// An abandoned Node-API work: the loop stays alive and the Environment's
-// teardown waits until `execute` returned (OnNapiWorkReturned()).
-struct NapiWait {
-  Environment* env;
-  uv_async_t keep_alive;  // ref'd: uv_run() does not return before us
-  void (*complete)(void* work);
-  void* work;
-};
-
-void OnNapiWorkReturned(AsyncWrap*, void* arg) {
-  NapiWait* wait = static_cast<NapiWait*>(arg);
-  wait->env->DecreaseWaitingRequestCounter();
-  wait->complete(wait->work);
-  uv_close(reinterpret_cast<uv_handle_t*>(&wait->keep_alive),
-           [](uv_handle_t* handle) {
-             NapiWait* done = ContainerOf(
-                 &NapiWait::keep_alive, reinterpret_cast<uv_async_t*>(handle));
-             delete done;
-           });
-}
-
-}  // namespace
-
-void ThreadPoolTimeout::AfterNapiWorkTimeout(Environment* env,
-                                             int status,
-                                             void* work,
-                                             void (*complete)(void* work)) {
-  NapiWait* wait = new NapiWait{env, {}, complete, work};
-  CHECK_EQ(uv_async_init(env->event_loop(), &wait->keep_alive, nullptr), 0);
-  env->IncreaseWaitingRequestCounter();
-  CHECK(KeepUntilReclaimed(env,
-                           nullptr,
-                           OnNapiWorkReturned,
-                           wait,
-                           Event{"napi", nullptr, nullptr, status}));
-}
-
-// internalBinding('cure'): the threadpool half.
-
-static void GetThreadpoolTimeout(const FunctionCallbackInfo<Value>& args) {
-  args.GetReturnValue().Set(
-      static_cast<double>(ThreadPoolTimeout::budget()));
-}
-
-// Whether a budget was ever set: only then is a UV_ETIMEDOUT ours.
-static void IsThreadpoolTimeoutEverEnabled(
-    const FunctionCallbackInfo<Value>& args) {
-  args.GetReturnValue().Set(ThreadPoolTimeout::ever_enabled());
-}
-
-// 0: a task past its budget is stopped (throw), 1: only reported.
-static void GetThreadpoolTimeoutAction(
-    const FunctionCallbackInfo<Value>& args) {
-  args.GetReturnValue().Set(ThreadPoolTimeout::report_only() ? 1 : 0);
-}
-
-static void SetThreadpoolTimeoutAction(
-    const FunctionCallbackInfo<Value>& args) {
-  Environment* env = Environment::GetCurrent(args);
-  CHECK(env->is_main_thread());  // Checked in JS: the pool is process-wide.
-  CHECK(args[0]->IsUint32());
-  const uint32_t action = args[0].As<v8::Uint32>()->Value();
-  CHECK_LE(action, 1);  // Validated in JS.
-  ThreadPoolTimeout::SetReportOnly(action == 1);
-}
-
-static void SetThreadpoolTimeout(const FunctionCallbackInfo<Value>& args) {
-  Environment* env = Environment::GetCurrent(args);
-  CHECK(env->is_main_thread());  // Checked in JS: the pool is process-wide.
-  CHECK(args[0]->IsNumber());
-  double ms = args[0].As<Number>()->Value();
-  CHECK(ms >= 0 && ms <= 2147483647);  // Validated in JS.
-  ThreadPoolTimeout::SetBudget(static_cast<uint64_t>(ms));
-}
-
-// getThreadpoolStats(): the uv_threadpool_stats_t counters, in order.
-static void GetThreadpoolStats(const FunctionCallbackInfo<Value>& args) {
-  Isolate* isolate = args.GetIsolate();
-  uv_threadpool_stats_t stats;
-  uv_threadpool_get_stats(&stats);
-  const uint64_t counters[] = {stats.timed_out,
-                               stats.extended,
-                               stats.abandoned,
-                               stats.abandoned_live,
-                               stats.cap_hits,
-                               stats.slow_resources,
-                               stats.slow_resource_marks,
-                               stats.slow_resource_hits,
-                               stats.kept_live,
-                               stats.stalled,
-                               stats.reported,
-                               stats.hopped};
-  Local<Value> values[arraysize(counters)];
-  for (size_t i = 0; i < arraysize(counters); i++)
-    values[i] = Number::New(isolate, static_cast<double>(counters[i]));
-  args.GetReturnValue().Set(
-      v8::Array::New(isolate, values, arraysize(values)));
-}
-
-static void ClearSlowResources(const FunctionCallbackInfo<Value>& args) {
-  uv_fs_slow_resource_clear();
-}
-
-void ThreadPoolTimeout::InitializeBinding(Local<Context> context,
-                                          Local<Object> target) {
-  Isolate* isolate = context->GetIsolate();
-  SetMethodNoSideEffect(
-      context, target, "getThreadpoolTimeout", GetThreadpoolTimeout);
-  SetMethodNoSideEffect(context,
-                        target,
-                        "isThreadpoolTimeoutEverEnabled",
-                        IsThreadpoolTimeoutEverEnabled);
-  SetMethod(context, target, "setThreadpoolTimeout", SetThreadpoolTimeout);
-  SetMethodNoSideEffect(
-      context, target, "getThreadpoolTimeoutAction", GetThreadpoolTimeoutAction);
-  SetMethod(
-      context, target, "setThreadpoolTimeoutAction", SetThreadpoolTimeoutAction);
-  SetMethodNoSideEffect(
-      context, target, "getThreadpoolStats", GetThreadpoolStats);
-  SetMethod(context, target, "clearSlowResources", ClearSlowResources);
-  // The uv error numbers of lib/internal/cure/threadpool.js.
-  USE(target->Set(context,
-                  FIXED_ONE_BYTE_STRING(isolate, "UV_ETIMEDOUT"),
-                  Integer::New(isolate, UV_ETIMEDOUT)));
-  USE(target->Set(context,
-                  FIXED_ONE_BYTE_STRING(isolate, "UV_EABANDONCAP"),
-                  Integer::New(isolate, UV_EABANDONCAP)));
-  USE(target->Set(context,
-                  FIXED_ONE_BYTE_STRING(isolate, "UV_ESLOWRESOURCE"),
-                  Integer::New(isolate, UV_ESLOWRESOURCE)));
-  USE(target->Set(context,
-                  FIXED_ONE_BYTE_STRING(isolate, "UV_EPOOLSTALLED"),
-                  Integer::New(isolate, UV_EPOOLSTALLED)));
-}
-
-void ThreadPoolTimeout::RegisterExternalReferences(
-    ExternalReferenceRegistry* registry) {
-  registry->Register(GetThreadpoolTimeout);
-  registry->Register(IsThreadpoolTimeoutEverEnabled);
-  registry->Register(SetThreadpoolTimeout);
-  registry->Register(GetThreadpoolTimeoutAction);
-  registry->Register(SetThreadpoolTimeoutAction);
-  registry->Register(GetThreadpoolStats);
-  registry->Register(ClearSlowResources);
 }
 
 }  // namespace node

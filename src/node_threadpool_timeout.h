@@ -15,8 +15,8 @@
 namespace node {
 
 class AsyncWrap;
+class BaseObject;
 class Environment;
-class ExternalReferenceRegistry;
 class ThreadPoolWork;
 namespace fs {
 class FSReqBase;
@@ -156,12 +156,11 @@ class ThreadPoolTimeout final {
     return IsTimeout(errorno) || errorno == UV_ESLOWRESOURCE;
   }
 
-  // The `code` of the error for a uv error number of IsTimeoutErrno().
-  static const char* ErrorCode(int64_t errorno);
-
-  // The TimeoutError for a uv error number (ERR_THREADPOOL_TIMEOUT,
-  // ERR_THREADPOOL_STALLED or ERR_SLOW_RESOURCE) with upstream's errno, syscall, path and dest
-  // properties: UVException()'s hook (src/api/exceptions.cc).
+  // The TimeoutError for a uv error number of IsTimeoutErrno()
+  // (ERR_THREADPOOL_TIMEOUT, ERR_THREADPOOL_STALLED or ERR_SLOW_RESOURCE:
+  // src/node_cure_errors.h) with upstream's errno, syscall, path and dest
+  // properties and err.outcome: UVException()'s hook
+  // (src/api/exceptions.cc). Runs no JS.
   static v8::Local<v8::Value> UVException(v8::Isolate* isolate,
                                           int errorno,
                                           const char* syscall,
@@ -258,18 +257,58 @@ class ThreadPoolTimeout final {
                                    void* work,
                                    void (*complete)(void* work));
 
-  // The TimeoutError for a ThreadPoolWork (crypto, zlib), built in JS.
-  static v8::Local<v8::Value> WorkError(Environment* env,
-                                        int status,
-                                        const char* kind,
-                                        const char* name);
+  // The same with a hostname (DNS: DNSException in lib/internal/errors.js,
+  // through newThreadpoolError()) and the outcome given (undefined: none).
+  static v8::MaybeLocal<v8::Object> NewThreadpoolError(
+      Environment* env,
+      int errorno,
+      const char* syscall,
+      const char* path,
+      const char* dest,
+      const char* hostname,
+      v8::Local<v8::Value> outcome);
 
-  // internalBinding('cure') methods (src/node_cure.cc).
-  static void InitializeBinding(v8::Local<v8::Context> context,
-                                v8::Local<v8::Object> target);
-  static void RegisterExternalReferences(ExternalReferenceRegistry* registry);
+  // The TimeoutError for a ThreadPoolWork (crypto, zlib) of `kind` ("crypto",
+  // "zlib"), named `name` if not null, with errno. Runs no JS.
+  static v8::MaybeLocal<v8::Object> NewWorkError(Environment* env,
+                                                 int status,
+                                                 const char* kind,
+                                                 const char* name);
+
+  // internalBinding('cure')'s methods for this are in src/node_cure.cc.
 
  private:
+  // What a task past its budget may still touch is kept until libuv
+  // reclaims it (src/node_threadpool_timeout.cc): `object` (may be null),
+  // and for fs the uv_fs_t (cleanup deferred), a managed read buffer, a
+  // BaseObject the object holds strongly, and the Buffers' memory that
+  // `pinning` pins. False, keeping nothing, outside the done callback of a
+  // task that timed out.
+  static bool Keep(Environment* env,
+                   AsyncWrap* object,
+                   ReleaseCallback release,
+                   void* data,
+                   uv_fs_t* fs_req,
+                   uv_buf_t managed,
+                   BaseObject* held,
+                   fs::FSReqBase* pinning);
+  // 'cure:threadpool-timeout' (and 'cure:slow-resource') for `event`, in
+  // the async context of `wrap` if given. One JS call per timeout.
+  static void Publish(Environment* env,
+                      AsyncWrap* wrap,
+                      const Event& event,
+                      bool slow_resource);
+  // Whether the timeout of `req` has just put its resource on the
+  // slow-resource list (libuv says so right before its done callback).
+  static bool TakeSlowResourceMark(const uv_fs_t* req);
+  // The fs adapters' common part (src/node_threadpool_timeout_adapters.cc).
+  static bool KeepFs(AsyncWrap* wrap,
+                     uv_fs_t* req,
+                     const char* syscall,
+                     uv_buf_t managed,
+                     BaseObject* held,
+                     fs::FSReqBase* pinning);
+
   static inline std::atomic<bool> ever_enabled_{false};
 };
 

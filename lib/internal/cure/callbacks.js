@@ -8,6 +8,7 @@
 
 const {
   ArrayPrototypeIndexOf,
+  ArrayPrototypePush,
   NumberParseInt,
   ObjectGetOwnPropertySymbols,
   ReflectApply,
@@ -35,12 +36,13 @@ const kNoBudget = 0xFFFFFFFF;
 // entry check of any function called next (even beginCallback()) would
 // throw it into Node's own bookkeeping. The queues therefore store a new id
 // first,
-//   if (callbackState.enabled)
-//     callbackState.fields[0] = (callbackState.fields[0] + 2) | 1;
+//   callbackState.fields[0] = (callbackState.fields[0] + 2) | 1;
 // which V8 then sees as another callback: the late request is dropped. Until
-// the feature is used on the thread (`enabled`), they neither store nor
-// call beginCallback(): a load and a branch per callback, as upstream would
-// pay for nothing.
+// the feature is used on the thread they neither store nor call
+// beginCallback(): the timer lists and the immediate queue test
+// `callbackState.enabled` per callback; the nextTick queue, the cheapest
+// per callback, tests a var of its own (which onEnable() sets when enable()
+// runs) once per tick and runs its timed body elsewhere.
 // (A plain literal: one with `__proto__: null` is a dictionary-mode object,
 // whose property loads cost ~10 ns on the nextTick path.)
 const callbackState = {
@@ -49,6 +51,20 @@ const callbackState = {
 };
 
 let wakeWatchdog;
+
+// What enable() calls once, after `fields` and `enabled` are set: the
+// queues' functions that set their flags.
+const enableHooks = [];
+
+// fn() runs when the feature is first used on the thread (at once if it is
+// in use already).
+function onEnable(fn) {
+  if (callbackState.enabled) {
+    fn();
+  } else {
+    ArrayPrototypePush(enableHooks, fn);
+  }
+}
 
 // A new callback begins: the next odd id, with the default budget. A
 // watchdog that went to sleep (after a second without callbacks, e.g.
@@ -212,7 +228,7 @@ function warnEventLoopReport(error, elapsed) {
     stack, StringPrototypeIndexOf(stack, '\n') + 1);
   require('internal/cure/report').warnReport(
     `event-loop:${frames}`,
-    'ERR_EVENT_LOOP_TIMEOUT',
+    error.code,
     `${error.message}: reported, not stopped ` +
     `(--event-loop-timeout-action=report). It had run ${elapsed} ms here:`,
     frames || '    (no JavaScript frame)');
@@ -234,17 +250,20 @@ function setEventLoopTimeoutAction(action) {
 function enable() {
   if (callbackState.enabled) return;
   const binding = internalBinding('cure');
-  binding.setEventLoopTimeoutHooks(
-    require('internal/cure/errors').TimeoutError.prototype,
-    publishEventLoopTimeout);
+  binding.setEventLoopTimeoutHooks(publishEventLoopTimeout);
   wakeWatchdog = binding.wakeWatchdog;
   callbackState.fields = binding.getCallbackFields();
   callbackState.enabled = true;
+  for (let i = 0; i < enableHooks.length; i++) enableHooks[i]();
 }
 
 // At startup on every thread (pre-execution): applies --event-loop-timeout,
 // --event-loop-turn-timeout and --event-loop-timeout-action.
 function setupEventLoopTimeout() {
+  // The prototype of the TimeoutErrors C++ makes on this thread
+  // (src/node_cure_errors.h), given before any can be due.
+  internalBinding('cure').setTimeoutErrorPrototype(
+    require('internal/cure/errors').TimeoutError.prototype);
   const { getOptionValue } = require('internal/options');
   // Validated at startup (src/node_options.cc).
   const ms = NumberParseInt(getOptionValue('--event-loop-timeout'), 10);
@@ -269,6 +288,7 @@ module.exports = {
   getEventLoopTimeoutAction,
   kNoBudget,
   kUseDefaultBudget,
+  onEnable,
   runWithContextBudget,
   setCallbackBudget,
   setEventLoopTimeoutAction,

@@ -1,9 +1,10 @@
 'use strict';
 
 // nodecure: TimeoutError, the global error of every nodecure timeout
-// (doc/api/cure.md). V8 throws one where a callback that ran past its
-// --event-loop-timeout budget is running; it is created in C++
-// (src/node_event_loop_timeout.cc) with this class's prototype.
+// (doc/api/cure.md). Every one is made in C++, by one factory
+// (src/node_cure_errors.h), with this class's prototype and one of the codes
+// that C++ lists once (internalBinding('cure').timeoutErrorCodes); each code
+// is registered here with internal/errors' E(), as Node's own are.
 
 const {
   ErrorCaptureStackTrace,
@@ -25,6 +26,13 @@ ObjectDefineProperty(TimeoutError.prototype, 'name', {
   enumerable: false,
   configurable: true,
 });
+
+// codes.ERR_EVENT_LOOP_TIMEOUT and the others: TimeoutErrors of that code,
+// with the message given (`new codes.ERR_THREADPOOL_TIMEOUT('...')`).
+const { E } = require('internal/errors');
+const { timeoutErrorCodes } = internalBinding('cure');
+for (let i = 0; i < timeoutErrorCodes.length; i++)
+  E(timeoutErrorCodes[i], '%s', TimeoutError);
 
 module.exports = {
   TimeoutError,

@@ -3,15 +3,14 @@
 // nodecure: the JS half of --threadpool-timeout (doc/api/cure.md). The pool
 // is libuv's and process-wide; src/node_threadpool_timeout.cc keeps alive
 // what an abandoned task may still touch and calls in here, lazily and only
-// when a task times out, to build the TimeoutError and publish the
-// diagnostics_channel events. Nothing here runs per request.
+// when a task times out, to publish the diagnostics_channel events (C++
+// makes the TimeoutErrors: src/node_cure_errors.h). Nothing here runs per
+// request.
 
 const {
   ArrayPrototypeIndexOf,
   ObjectFreeze,
 } = primordials;
-
-const { TimeoutError } = require('internal/cure/errors');
 
 const binding = internalBinding('cure');
 const {
@@ -42,60 +41,22 @@ function isThreadpoolErrno(errno) {
          (errno === UV_ETIMEDOUT && binding.isThreadpoolTimeoutEverEnabled());
 }
 
-function describe(errno) {
-  if (errno === UV_ESLOWRESOURCE) {
-    return 'resource refused: an earlier request on it ran past the ' +
-           'threadpool budget (--threadpool-timeout)';
-  }
-  if (errno === UV_EPOOLSTALLED) {
-    return 'threadpool stalled: every worker is stuck in a task past its ' +
-           'budget (--threadpool-timeout) and too many threads are ' +
-           'abandoned to replace them; the request never ran';
-  }
-  let message = 'threadpool task ran longer than its budget of ' +
-                `${binding.getThreadpoolTimeout()} ms (--threadpool-timeout)`;
-  if (errno === UV_EABANDONCAP) {
-    message += '; its thread was not replaced: too many abandoned threads';
-  }
-  return message;
-}
-
-// As ThreadPoolTimeout::ErrorCode() in src/node_threadpool_timeout.cc.
-function codeOf(errno) {
-  if (errno === UV_ESLOWRESOURCE) return 'ERR_SLOW_RESOURCE';
-  if (errno === UV_EPOOLSTALLED) return 'ERR_THREADPOOL_STALLED';
-  return 'ERR_THREADPOOL_TIMEOUT';
-}
-
 // The error of an fs or DNS request, shaped like upstream's UVException and
 // DNSException: `${message}, ${syscall} '${path}' -> '${dest}'` (DNS:
 // `${syscall} ${hostname}`), with errno, syscall, path, dest, hostname, and
-// for fs `outcome` ('none' or 'unknown', see doc/api/cure.md).
-// Called from C++ (UVException()) and from lib (DNSException).
+// for fs `outcome` ('none' or 'unknown', see doc/api/cure.md). Made in C++
+// (src/node_cure_errors.h), as every TimeoutError; called from lib
+// (DNSException).
 function createThreadpoolError(errno, syscall, path, dest, hostname,
                                outcome) {
-  let message = describe(errno);
-  if (syscall !== undefined) message += `, ${syscall}`;
-  if (path !== undefined) message += ` '${path}'`;
-  if (dest !== undefined) message += ` -> '${dest}'`;
-  if (hostname !== undefined) message += ` ${hostname}`;
-  const error = new TimeoutError(message, { code: codeOf(errno) });
-  error.errno = errno;
-  if (syscall !== undefined) error.syscall = syscall;
-  if (path !== undefined) error.path = `${path}`;
-  if (dest !== undefined) error.dest = `${dest}`;
-  if (hostname !== undefined) error.hostname = hostname;
-  if (outcome !== undefined) error.outcome = outcome;
-  return error;
+  return binding.newThreadpoolError(
+    errno, syscall, path === undefined ? undefined : `${path}`,
+    dest === undefined ? undefined : `${dest}`, hostname, outcome);
 }
 
-// The error of a crypto job or a zlib chunk.
+// The error of a crypto job or a zlib chunk (lib/zlib.js).
 function createWorkTimeoutError(errno, kind, name) {
-  const error = new TimeoutError(
-    `${describe(errno)}, ${kind}${name !== undefined ? ` ${name}` : ''}`,
-    { code: codeOf(errno) });
-  error.errno = errno;
-  return error;
+  return binding.newWorkTimeoutError(errno, kind, name);
 }
 
 // Asked by C++ before it enters the request's async context to publish.
@@ -106,13 +67,14 @@ function threadpoolChannelsActive() {
 
 // Called by C++ once per timeout, in the async context of the request, so
 // that a subscriber can tell which client it was (AsyncLocalStorage).
-function publishThreadpoolTimeout(kind, errno, syscall, path, slowResource) {
+function publishThreadpoolTimeout(kind, errno, code, syscall, path,
+                                  slowResource) {
   lazyChannels();
   if (timeoutChannel.hasSubscribers) {
     timeoutChannel.publish(ObjectFreeze({
       __proto__: null,
       kind,
-      code: codeOf(errno),
+      code,
       errno,
       syscall,
       path,
@@ -133,14 +95,14 @@ function publishThreadpoolTimeout(kind, errno, syscall, path, slowResource) {
 // (--threadpool-timeout-action=report), on its loop thread, in the async
 // context of its request where it has one, while the task runs on. `path`
 // is the fs path or the DNS host or address.
-function reportThreadpoolTimeout(kind, syscall, path, elapsed) {
+function reportThreadpoolTimeout(kind, code, syscall, path, elapsed) {
   lazyChannels();
   const budget = binding.getThreadpoolTimeout();
   if (timeoutChannel.hasSubscribers) {
     timeoutChannel.publish(ObjectFreeze({
       __proto__: null,
       kind,
-      code: 'ERR_THREADPOOL_TIMEOUT',
+      code,
       errno: UV_ETIMEDOUT,
       syscall,
       path,
@@ -154,7 +116,7 @@ function reportThreadpoolTimeout(kind, syscall, path, elapsed) {
   if (path !== undefined) what += ` '${path}'`;
   require('internal/cure/report').warnReport(
     `threadpool:${what}`,
-    'ERR_THREADPOOL_TIMEOUT',
+    code,
     `Threadpool task ${what} ran longer than its budget of ${budget} ms ` +
     '(--threadpool-timeout): reported, not stopped ' +
     `(--threadpool-timeout-action=report). It had run ${elapsed} ms.`);
