@@ -110,19 +110,14 @@ static void WakeWatchdog(const FunctionCallbackInfo<Value>& args) {
   EventLoopTimeout::From(env)->watchdog()->WakeIfSleeping();
 }
 
-// setEventLoopTimeoutHooks(publish)
+// setEventLoopTimeoutHooks(TimeoutError.prototype, publish): when the
+// feature is first used on the thread.
 static void SetEventLoopTimeoutHooks(const FunctionCallbackInfo<Value>& args) {
   Environment* env = Environment::GetCurrent(args);
-  CHECK(args[0]->IsFunction());
-  EventLoopTimeout::From(env)->SetPublish(args[0].As<Function>());
-}
-
-// setTimeoutErrorPrototype(TimeoutError.prototype): at each thread's
-// startup, before user code (src/node_cure_errors.h).
-static void SetTimeoutErrorPrototype(const FunctionCallbackInfo<Value>& args) {
-  Environment* env = Environment::GetCurrent(args);
   CHECK(args[0]->IsObject());
+  CHECK(args[1]->IsFunction());
   TimeoutErrors::SetPrototype(env, args[0].As<Object>());
+  EventLoopTimeout::From(env)->SetPublish(args[1].As<Function>());
 }
 
 // A string argument, or null for undefined.
@@ -265,8 +260,6 @@ static void Initialize(Local<Object> target,
   SetMethod(
       context, target, "setEventLoopTimeoutHooks", SetEventLoopTimeoutHooks);
   // TimeoutErrors (src/node_cure_errors.h).
-  SetMethod(
-      context, target, "setTimeoutErrorPrototype", SetTimeoutErrorPrototype);
   SetMethod(context, target, "newThreadpoolError", NewThreadpoolError);
   SetMethod(context, target, "newWorkTimeoutError", NewWorkTimeoutError);
   USE(target->Set(context,
@@ -312,7 +305,6 @@ static void RegisterExternalReferences(ExternalReferenceRegistry* registry) {
   registry->Register(SetCallbackBudget);
   registry->Register(WakeWatchdog);
   registry->Register(SetEventLoopTimeoutHooks);
-  registry->Register(SetTimeoutErrorPrototype);
   registry->Register(NewThreadpoolError);
   registry->Register(NewWorkTimeoutError);
   registry->Register(GetThreadpoolTimeout);

@@ -3,6 +3,8 @@
 #include <unordered_map>
 
 #include "env-inl.h"
+#include "node_errors.h"
+#include "node_realm-inl.h"
 #include "util-inl.h"
 #include "uv.h"
 #include "uv/timeout.h"
@@ -14,6 +16,7 @@ using v8::Array;
 using v8::Context;
 using v8::EscapableHandleScope;
 using v8::Exception;
+using v8::Function;
 using v8::Isolate;
 using v8::Just;
 using v8::Local;
@@ -83,8 +86,32 @@ void TimeoutErrors::Cleanup(void* env) {
 
 Local<Object> TimeoutErrors::Prototype(Environment* env) {
   auto it = prototypes.find(env);
-  if (it == prototypes.end()) return Local<Object>();
-  return it->second.Get(env->isolate());
+  if (it != prototypes.end()) return it->second.Get(env->isolate());
+  // Not kept: a handle held from startup on would be one that a user-land
+  // snapshot (--build-snapshot) cannot serialize.
+  if (!env->can_call_into_js()) return Local<Object>();
+  Isolate* isolate = env->isolate();
+  Local<Context> context = env->context();
+  Local<Function> require = env->principal_realm()->builtin_module_require();
+  if (require.IsEmpty()) return Local<Object>();
+  errors::TryCatchScope try_catch(env);
+  Local<Value> id = OneByteString(isolate, "internal/cure/errors");
+  Local<Value> exports;
+  Local<Value> error_class;
+  Local<Value> prototype;
+  if (!require->Call(context, v8::Null(isolate), 1, &id).ToLocal(&exports) ||
+      !exports->IsObject() ||
+      !exports.As<Object>()
+           ->Get(context, OneByteString(isolate, "TimeoutError"))
+           .ToLocal(&error_class) ||
+      !error_class->IsObject() ||
+      !error_class.As<Object>()
+           ->Get(context, OneByteString(isolate, "prototype"))
+           .ToLocal(&prototype) ||
+      !prototype->IsObject()) {
+    return Local<Object>();
+  }
+  return prototype.As<Object>();
 }
 
 MaybeLocal<Object> TimeoutErrors::New(Environment* env,

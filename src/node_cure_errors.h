@@ -19,10 +19,13 @@
 // JS as internalBinding('cure').timeoutErrorCodes, where errors.js
 // registers each with internal/errors' E(). No JavaScript runs to make an
 // error: V8 asks for one where it interrupts a callback, where JS may not
-// run. Only the prototype comes from JS: each thread's startup gives its
-// TimeoutError.prototype (setupEventLoopTimeout() in
-// lib/internal/cure/callbacks.js, before user code, so before any request
-// or budget of the thread).
+// run. Only the prototype comes from JS: --event-loop-timeout's first use on
+// a thread gives that thread's TimeoutError.prototype (enable() in
+// lib/internal/cure/callbacks.js, before any budget, so before any error
+// where JS may not run); elsewhere (a threadpool request's done callback,
+// where JS may run) it is read from the builtin module each time, so that
+// nothing is held from startup on (a user-land snapshot could not
+// serialize it).
 
 #ifndef SRC_NODE_CURE_ERRORS_H_
 #define SRC_NODE_CURE_ERRORS_H_
@@ -70,15 +73,17 @@ class TimeoutErrors {
  public:
   TimeoutErrors() = delete;
 
-  // The thread's TimeoutError.prototype, from its startup
-  // (setTimeoutErrorPrototype()).
+  // The thread's TimeoutError.prototype, from enable()
+  // (setEventLoopTimeoutHooks()); kept until the Environment's cleanup.
   static void SetPrototype(Environment* env, v8::Local<v8::Object> prototype);
 
-  // The TimeoutError with `code` and `message`, made without running JS,
-  // in env's context, with the stack where it is made. Empty only if V8
-  // failed (an exception is pending). Before the thread's startup gave the
-  // prototype (no request or budget of the thread exists then) it would be
-  // an Error with the same code.
+  // The TimeoutError with `code` and `message`, in env's context, with the
+  // stack where it is made. Runs no JS once SetPrototype() ran (always so
+  // where an event-loop budget interrupts); before that, reads the
+  // prototype from the builtin module (JS). Empty only if V8 failed (an
+  // exception is pending). Where JS can no longer run and no prototype was
+  // given (an Environment being torn down, whose callbacks no longer run),
+  // it is an Error with the same code and properties.
   static v8::MaybeLocal<v8::Object> New(Environment* env,
                                         TimeoutCode code,
                                         const std::string& message);
@@ -93,7 +98,6 @@ class TimeoutErrors {
   static v8::Local<v8::Array> CodeStrings(v8::Isolate* isolate);
 
  private:
-  // Until the Environment's cleanup.
   static void Cleanup(void* env);
   static v8::Local<v8::Object> Prototype(Environment* env);
 };

@@ -250,7 +250,9 @@ function setEventLoopTimeoutAction(action) {
 function enable() {
   if (callbackState.enabled) return;
   const binding = internalBinding('cure');
-  binding.setEventLoopTimeoutHooks(publishEventLoopTimeout);
+  binding.setEventLoopTimeoutHooks(
+    require('internal/cure/errors').TimeoutError.prototype,
+    publishEventLoopTimeout);
   wakeWatchdog = binding.wakeWatchdog;
   callbackState.fields = binding.getCallbackFields();
   callbackState.enabled = true;
@@ -260,10 +262,6 @@ function enable() {
 // At startup on every thread (pre-execution): applies --event-loop-timeout,
 // --event-loop-turn-timeout and --event-loop-timeout-action.
 function setupEventLoopTimeout() {
-  // The prototype of the TimeoutErrors C++ makes on this thread
-  // (src/node_cure_errors.h), given before any can be due.
-  internalBinding('cure').setTimeoutErrorPrototype(
-    require('internal/cure/errors').TimeoutError.prototype);
   const { getOptionValue } = require('internal/options');
   // Validated at startup (src/node_options.cc).
   const ms = NumberParseInt(getOptionValue('--event-loop-timeout'), 10);
