@@ -343,9 +343,9 @@ def build_icu():
   log('deps: icu %s source' % key)
   shutil.rmtree(d, ignore_errors=True)
   unpack(debian_file('icu', '.orig.tar'), d, strip=0)
-  # ICU-22973 (genrb overflow) and what a security update adds; the rest
-  # of the series touches only ICU's autoconf build, which Node's gyp
-  # build does not use.
+  # Debian's series: 78.3-2's touches only ICU's autoconf build and its
+  # tests, which Node's gyp build does not use; a security update adds its
+  # fixes here.
   apply_debian_series(d / 'icu', debian_file('icu', '.debian.tar'))
   # Ours (patches/icu), used by both builds: without the callbacks that
   # nodecure's V8 sets, ICU behaves as upstream.
@@ -473,7 +473,7 @@ GIT_ENV = {
 def patch_bundled_deps(tree):
   """Upstream's tarball bundles ICU and ada, which Debian's tree takes from
   build/deps: our patches to them (patches/icu, patches/ada, made against
-  Debian's ICU 76.1 and ada-url 3.4.4) go onto the bundled copies, as part of
+  Debian's ICU 78.3 and ada-url 3.4.4) go onto the bundled copies, as part of
   the upstream commit, when they apply. One that does not leaves its
   dependency as bundled, and configure says what that costs: without
   ICU's InterruptCallback V8 builds its IcuInterruptScope as a no-op

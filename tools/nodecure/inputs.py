@@ -74,21 +74,17 @@ DEBIAN = {
                 'db74b85968410b59d591aeebf0babe76bf5da44dd8969b0bf001039c9d697aa3',
         },
     },
-    # Trixie's security releases of ICU 76, which Node 24 builds with (it
-    # needs 73 or later). The official 24.21.0 carries ICU 78.3, which the
-    # archive serves in forky (78.3-2; orig sha256 3a2e7a47...0c0, debian
-    # 877a7936...016): moving to it recompiles every unit that includes
-    # ICU's headers (1,956 of 2,869), baseline and node alike. patches/icu
-    # applies to it after Debian's series (one hunk 3 lines off; checked
-    # 2026-11-27).
+    # ICU 78.3, the release the official 24.21.0 carries (Node 24 needs 73
+    # or later), from forky: trixie has only 76. Followed in forky, never
+    # below 78.3. patches/icu applies after Debian's series.
     'icu': {
-        'suite': 'trixie', 'version': '76.1-4',
-        'follow': ['trixie'], 'floor': '73.1',
+        'suite': 'forky', 'version': '78.3-2',
+        'follow': ['forky'], 'floor': '78.3',
         'files': {
-            'icu_76.1.orig.tar.gz':
-                'dfacb46bfe4747410472ce3e1144bf28a102feeaa4e3875bac9b4c6cf30f4f3e',
-            'icu_76.1-4.debian.tar.xz':
-                '5f9ff8b3a8e89a01b52c84bfebd35e7825ac561669d24e5a3d5f25d158e4f412',
+            'icu_78.3.orig.tar.gz':
+                '3a2e7a47604ba702f345878308e6fefeca612ee895cf4a5f222e7955fabfe0c0',
+            'icu_78.3-2.debian.tar.xz':
+                '877a79360e0735d85042d87d4355cd4702428054fb197b7525b803af9b156016',
         },
     },
     # Trixie's security release of c-ares, or testing's when the archive
