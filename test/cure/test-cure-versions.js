@@ -27,6 +27,10 @@ const bases = {
       v8: '13.6.233.17-node.53',
       uv: '1.51.0',
       napi: '10',
+      // ICU 78.3 from Debian's archive, as the official binary's.
+      icu: '78.3',
+      unicode: '17.0',
+      cldr: '48.0',
     },
   },
 };
