@@ -40,8 +40,13 @@ NODE = OUT / 'Release' / 'node'
 WORK = BUILD / 'test' / 'asan'
 SANITIZE = ['-fsanitize=address', '-fno-omit-frame-pointer']
 # The targets whose objects are instrumented, and those that link them.
-INSTRUMENTED = ['libnode.target.mk', 'node.target.mk',
+# Node 24 compiles src/ in node_base (libnode only wraps it); Node 22 in
+# libnode. A target the tree does not have is skipped; check_instrumented()
+# fails the run if Node's own code came out without ASan.
+INSTRUMENTED = ['node_base.target.mk', 'libnode.target.mk', 'node.target.mk',
                 'deps/uv/libuv.target.mk']
+# An object of ours in src/ and one in libuv, which must be instrumented.
+PROBES = ['src/node_threadpool_timeout.o', 'deps/uv/src/threadpool.o']
 LINKING = ['node.target.mk', 'node_mksnapshot.target.mk']
 TESTS = ['cure', 'parallel/test-fs-*', 'parallel/test-dns-*',
          'parallel/test-zlib-*', 'parallel/test-crypto-*']
@@ -119,6 +124,8 @@ def instrument():
   for the executables that link them."""
   for name in INSTRUMENTED:
     mk = OUT / name
+    if not mk.exists():
+      continue
     add_flags(mk, 'CFLAGS_Release', SANITIZE)
     add_flags(mk, 'CFLAGS_CC_Release', SANITIZE)
   for name in LINKING:
@@ -144,6 +151,24 @@ def build():
     die('test-asan: build failed (%s)' % log_file)
   log('test-asan: built %s in %.0f s' % (NODE.relative_to(ROOT),
                                          time.time() - start))
+  check_instrumented()
+
+
+def check_instrumented():
+  """Each probe object must call ASan's checks: on Node 24 src/ moved to a
+  target (node_base) that this script did not instrument, and its runs
+  reported nothing because nothing of Node's own was checked."""
+  objs = OUT / 'Release' / 'obj.target'
+  for probe in PROBES:
+    found = sorted(objs.glob('*/' + probe))
+    if not found:
+      die('test-asan: no %s under %s' % (probe, objs))
+    symbols = subprocess.run(['nm', str(found[0])], capture_output=True,
+                             text=True, check=True).stdout
+    if '__asan_report' not in symbols:
+      die('test-asan: %s is not instrumented (INSTRUMENTED misses its '
+          'target)' % found[0].relative_to(ROOT))
+  log('test-asan: %s instrumented' % ', '.join(PROBES))
 
 
 def hogs(n):
