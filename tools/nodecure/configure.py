@@ -181,10 +181,13 @@ def official_source(path, shasums):
 # ---------------------------------------------------------------------------
 # C dependencies the Debian source leaves out: static PIC libraries
 
-def unpack(archive, dest, strip=1):
+def unpack(archive, dest, strip=1, touch=False):
+  """touch: the files get the time of unpacking, not the archive's, so
+  that objects an existing out/ built from an older version are older than
+  every file of this one (make rebuilds them all)."""
   dest.mkdir(parents=True, exist_ok=True)
   run(['tar', '-xf', str(archive), '-C', str(dest),
-       '--strip-components=%d' % strip])
+       '--strip-components=%d' % strip] + (['--touch'] if touch else []))
 
 
 def stamp_ok(d, key):
@@ -342,7 +345,11 @@ def build_icu():
     return
   log('deps: icu %s source' % key)
   shutil.rmtree(d, ignore_errors=True)
-  unpack(debian_file('icu', '.orig.tar'), d, strip=0)
+  # ICU compiles inside Node's gyp build, whose out/ outlives a version
+  # change: with the archive's times (78.3's are from March 2026) the
+  # objects of the previous version looked newer than the new sources, were
+  # kept, and the link failed on icu_76 symbols.
+  unpack(debian_file('icu', '.orig.tar'), d, strip=0, touch=True)
   # Debian's series: 78.3-2's touches only ICU's autoconf build and its
   # tests, which Node's gyp build does not use; a security update adds its
   # fixes here.

@@ -82,12 +82,15 @@ def prepare_tree():
     die('%s has no configure command: run ./configure' %
         (TREE / 'config.status'))
   stamp = ASAN / '.nodecure-asan-configured'
-  if not stamp.exists() or stamp.read_text() != m.group(1) + head:
+  # The instrumented targets are part of the key: a tree configured before
+  # node_base was added to them kept Node 24's src/ uninstrumented.
+  key = '%s %s %s' % (m.group(1), head, ' '.join(INSTRUMENTED + SANITIZE))
+  if not stamp.exists() or stamp.read_text() != key:
     log('test-asan: configure build/asan')
     run([sys.executable, 'configure.py'] + m.group(1).split(), cwd=ASAN,
         env=common.build_env(), quiet=True)
     instrument()
-    stamp.write_text(m.group(1) + head)
+    stamp.write_text(key)
 
 
 def overlay():
