@@ -186,6 +186,37 @@ class CheckPrimeJob final : public PriorityJob {
   int result_ = -1;
 };
 
+#if NODECURE_PRIORITY_JOBS
+// Diffie-Hellman parameters (a safe prime and the generator), with their
+// own EVP_PKEY_CTX, whose progress callback asks uv_threadpool_should_stop():
+// the executor's flag once abandoned, the section's in place.
+class DHParamsJob final : public PriorityJob {
+ public:
+  static std::unique_ptr<DHParamsJob> New(int bits, uint32_t generator) {
+    auto ctx = ncrypto::EVPKeyCtxPointer::NewFromID(EVP_PKEY_DH);
+    if (!ctx.initForParamgen() || !ctx.setDhParameters(bits, generator)) {
+      return nullptr;
+    }
+    EVP_PKEY_CTX_set_cb(ctx.get(), [](EVP_PKEY_CTX*) -> int {
+      return !uv_threadpool_should_stop();
+    });
+    return std::unique_ptr<DHParamsJob>(new DHParamsJob(std::move(ctx)));
+  }
+
+  void RunInPlace() { Work(); }
+  ncrypto::EVPKeyPointer TakeParams() { return std::move(params_); }
+
+ protected:
+  void Work() override { params_ = ctx_.paramgen(); }
+
+ private:
+  explicit DHParamsJob(ncrypto::EVPKeyCtxPointer ctx) : ctx_(std::move(ctx)) {}
+
+  ncrypto::EVPKeyCtxPointer ctx_;
+  ncrypto::EVPKeyPointer params_;
+};
+#endif
+
 // Whether a search of this thread's may leave for an executor.
 bool MayLeave(Environment* env) {
   return NODECURE_PRIORITY_JOBS && env->is_main_thread() &&
@@ -241,6 +272,33 @@ int CheckPrime(Environment* env,
   if (!job) return -1;  // Stopped: the caller throws the TimeoutError.
   job->RaiseErrors();
   return job->result();
+}
+
+ncrypto::DHPointer NewDHParameters(Environment* env,
+                                   int bits,
+                                   uint32_t generator) {
+#if NODECURE_PRIORITY_JOBS
+  // A refusal before any search (a bad size or generator) leaves no error
+  // of ours: upstream's call below fails the same way and reports its own.
+  ERR_set_mark();
+  std::unique_ptr<DHParamsJob> job = DHParamsJob::New(bits, generator);
+  if (!job) {
+    ERR_pop_to_mark();
+  } else {
+    ERR_clear_last_mark();
+    if (MayLeave(env)) {
+      job = PriorityJob::Run(std::move(job));
+      if (!job) return {};  // Stopped: the caller throws the TimeoutError.
+      job->RaiseErrors();
+    } else {
+      job->RunInPlace();
+    }
+    ncrypto::EVPKeyPointer params = job->TakeParams();
+    if (!params) return {};
+    return ncrypto::DHPointer(std::move(params));
+  }
+#endif
+  return ncrypto::DHPointer::New(bits, generator);
 }
 
 }  // namespace crypto

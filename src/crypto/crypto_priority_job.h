@@ -92,6 +92,17 @@ int CheckPrime(Environment* env,
                int checks,
                ncrypto::BignumPointer::PrimeCheckCallback in_place_cb);
 
+// DHPointer::New(bits, generator) for createDiffieHellman(primeLength): a
+// search for a safe prime (seconds at 2048 bits, minutes at 8192), whose
+// callback comes once per candidate and round. On the main thread, inside
+// a section that --event-loop-timeout may stop, a PriorityJob with its own
+// EVP_PKEY_CTX; else in place, with a callback that stops it when the
+// calling thread's section is stopped (a Worker's). Empty when it failed
+// (OpenSSL's errors on the calling thread's queue) or was stopped.
+ncrypto::DHPointer NewDHParameters(Environment* env,
+                                   int bits,
+                                   uint32_t generator);
+
 }  // namespace crypto
 }  // namespace node
 

@@ -189,6 +189,14 @@ app.get('/keypair-sync', (req, res) => {
   res.type('text').send(publicKey.export({ type: 'spki', format: 'pem' }));
 });
 
+// Diffie-Hellman parameters of the size the client asks for, made while
+// it waits.
+app.get('/dh-params', (req, res) => {
+  const bits = Math.min(Number(req.query.bits ?? 1024), 10000);
+  const dh = crypto.createDiffieHellman(bits);
+  res.json({ prime: dh.getPrime('hex'), generator: dh.getGenerator('hex') });
+});
+
 // An upload that is gunzipped synchronously.
 app.post('/upload-sync', raw, (req, res) => {
   res.json({ bytes: zlib.gunzipSync(req.body).length });

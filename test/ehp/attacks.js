@@ -247,6 +247,15 @@ const attacks = [
     small: get('/keypair-sync?bits=15360'),
   },
   {
+    id: 'dh-params-sync',
+    title: 'crypto.createDiffieHellman(8192)',
+    category: 'sync',
+    // A safe prime of 8192 bits takes minutes; OpenSSL calls no callback of
+    // Node's while it searches: the search runs on the Priority Executor.
+    request: get('/dh-params?bits=8192'),
+    small: get('/dh-params?bits=4096'),
+  },
+  {
     id: 'gunzipsync-bomb',
     title: 'zlib.gunzipSync() of a 2 GiB bomb',
     category: 'sync',

@@ -1,0 +1,96 @@
+// Flags: --event-loop-timeout=1000
+'use strict';
+// crypto.createDiffieHellman(primeLength) searches for a safe prime. On the
+// main thread, inside a callback with a budget, the search runs on the
+// Priority Executor while the loop waits, so that a stop ends the wait at
+// once; before, the TimeoutError came only when the search returned
+// (minutes at 8192 bits). The counters tell it from a stop in place: the
+// abandoned search is a priority task past its budget and an abandoned
+// thread, which ends on its own (abandonedLive goes back to 0). A short
+// search gives parameters as good as without a budget; in a Worker the
+// search stays in place and stops there.
+const common = require('../common');
+if (!common.hasCrypto) common.skip('missing crypto');
+const assert = require('assert');
+const crypto = require('crypto');
+const cure = require('node:cure');
+const { spawnSync } = require('child_process');
+const { Worker } = require('worker_threads');
+const { assertInterrupted, runEachInACallback } = require('../common/cure');
+
+const T = 1000;  // Room for the short search on a loaded machine.
+
+// The errors of sizes and generators that are refused, as one string.
+const refusals = `JSON.stringify([[1], [512, 1], [256], [2 ** 31 - 1]].map(
+  (args) => {
+    try {
+      require('crypto').createDiffieHellman(...args);
+      return 'made';
+    } catch (err) {
+      return [err.code, err.message];
+    }
+  }))`;
+
+// There is no event for a thread's end: poll the counter.
+function awaitNoAbandonedThread(then) {
+  if (cure.getThreadpoolStats().abandonedLive === 0) return then();
+  setTimeout(awaitNoAbandonedThread, 10, then);
+}
+
+// Two parties agree on a secret over parameters made with a budget, and the
+// parameters pass OpenSSL's check, as those made without one do.
+function assertUsable(dh, bits) {
+  assert.strictEqual(dh.getPrime().length, bits / 8);
+  assert.deepStrictEqual([...dh.getGenerator()], [2]);
+  assert.strictEqual(dh.verifyError, 0);
+  const peer = crypto.createDiffieHellman(dh.getPrime(), dh.getGenerator());
+  const a = dh.generateKeys();
+  const b = peer.generateKeys();
+  assert.deepStrictEqual(dh.computeSecret(b), peer.computeSecret(a));
+}
+
+runEachInACallback([
+  () => {
+    const before = cure.getThreadpoolStats();
+    assertInterrupted('createDiffieHellman(8192)', () => {
+      crypto.createDiffieHellman(8192);
+    }, T);
+    const after = cure.getThreadpoolStats();
+    assert.strictEqual(after.timedOut, before.timedOut + 1);
+    assert.strictEqual(after.abandoned, before.abandoned + 1);
+  },
+  () => {
+    // A short search on the executor: its parameters.
+    const before = cure.getThreadpoolStats();
+    assertUsable(crypto.createDiffieHellman(512), 512);
+    assertUsable(crypto.createDiffieHellman(512, 2), 512);
+    assert.strictEqual(cure.getThreadpoolStats().timedOut, before.timedOut);
+    // Refused as without the option: before any search, and by OpenSSL
+    // (below its smallest modulus, 512 bits, or above its largest).
+    const withoutOption = spawnSync(process.execPath, ['-p', refusals], {
+      encoding: 'utf8',
+    });
+    assert.strictEqual(withoutOption.status, 0, withoutOption.stderr);
+    assert.strictEqual(eval(refusals), withoutOption.stdout.trim());
+    assert.match(withoutOption.stdout, /Invalid DH parameters/);
+  },
+  () => {
+    const before = cure.getThreadpoolStats();
+    const worker = new Worker(`
+      const assert = require('assert');
+      const crypto = require('crypto');
+      setImmediate(() => {
+        assert.throws(() => crypto.createDiffieHellman(8192),
+                      { name: 'TimeoutError' });
+      });
+    `, { eval: true, execArgv: ['--event-loop-timeout=100'] });
+    worker.on('exit', common.mustCall((code) => {
+      assert.strictEqual(code, 0);
+      // Stopped in place: no executor was left.
+      const after = cure.getThreadpoolStats();
+      assert.strictEqual(after.timedOut, before.timedOut);
+      assert.strictEqual(after.abandoned, before.abandoned);
+      awaitNoAbandonedThread(common.mustCall());
+    }));
+  },
+]);
