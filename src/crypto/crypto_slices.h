@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <cstddef>
 
+#include "ncrypto.h"
 #include "node_event_loop_timeout.h"
+#include "util.h"
 #include "uv.h"
 #include "uv/sync-stop.h"
 #include "uv/timeout.h"
@@ -21,10 +23,11 @@ namespace crypto {
 // nodecure: a streaming OpenSSL update over the caller's data, fed in slices
 // that --event-loop-timeout can stop between.
 //
-// hash.update(), hmac.update(), sign.update() and verify.update() hand all
-// of their data to OpenSSL in one call: about 0.3 s for 500 MB of SHA-256 on
-// a 2-core machine, and nothing asks for the budget until it returns, so a
-// request-sized input held the loop that long past a budget of 100 ms. An
+// hash.update(), hmac.update(), sign.update(), verify.update() and
+// cipher.update() hand all of their data to OpenSSL in one call: about
+// 0.2 s for 256 MB of SHA-256 on a 2-core machine, and nothing asks for the
+// budget until it returns, so a request-sized input held the loop that long
+// past its budget. An
 // update of more than one slice (1 MiB) runs in a section that a timeout of
 // the running callback stops (StoppableSyncCall), and asks
 // uv_threadpool_should_stop() before each slice: the loop leaves within one
@@ -77,6 +80,57 @@ SlicedUpdate UpdateInSlices(Environment* env,
   }
   if (call.Leave()) uv_sync_stop_take();  // Complete: V8 throws next.
   return SlicedUpdate::kDone;
+}
+
+// CipherBase::Update()'s EVP_CipherUpdate() into `out` (room for *out_len
+// bytes; the length written on return), in slices where the mode streams:
+// a stream cipher (ChaCha20, ChaCha20-Poly1305), ECB, CBC, CFB, OFB, CTR,
+// GCM and OCB give in slices what they give in one call. The others take
+// their whole input at once and stay one call: CCM (its length is set
+// beforehand), XTS (each call is one data unit), SIV, GCM-SIV and the key
+// wraps. The output of all slices is at most the input plus one block,
+// which the caller's buffer holds.
+inline bool CipherStreams(const ncrypto::CipherCtxPointer& ctx) {
+  switch (ctx.getMode()) {
+    case EVP_CIPH_STREAM_CIPHER:
+    case EVP_CIPH_ECB_MODE:
+    case EVP_CIPH_CBC_MODE:
+    case EVP_CIPH_CFB_MODE:
+    case EVP_CIPH_OFB_MODE:
+    case EVP_CIPH_CTR_MODE:
+    case EVP_CIPH_GCM_MODE:
+    case EVP_CIPH_OCB_MODE:
+      return true;
+    default:
+      return false;
+  }
+}
+
+inline SlicedUpdate CipherUpdateInSlices(Environment* env,
+                                         ncrypto::CipherCtxPointer& ctx,
+                                         const char* data,
+                                         size_t len,
+                                         unsigned char* out,
+                                         int* out_len) {
+  auto update = [&](const char* d, size_t n, unsigned char* o, int* o_len) {
+    return ctx.update({reinterpret_cast<const unsigned char*>(d), n}, o, o_len);
+  };
+  if (len <= kUpdateSlice || !CipherStreams(ctx)) {
+    return update(data, len, out, out_len) ? SlicedUpdate::kDone
+                                            : SlicedUpdate::kFailed;
+  }
+  const int room = *out_len;
+  int written = 0;
+  SlicedUpdate result =
+      UpdateInSlices(env, "cipher.update", data, len, [&](auto d, auto n) {
+        int n_out = room - written;
+        if (!update(d, n, out + written, &n_out)) return false;
+        CHECK_LE(n_out, room - written);
+        written += n_out;
+        return true;
+      });
+  *out_len = written;
+  return result;
 }
 
 // The message of the error that an object whose update was stopped throws

@@ -1,12 +1,14 @@
 // Flags: --event-loop-timeout=20
 'use strict';
-// hash.update(), hmac.update(), sign.update() and verify.update() of more
-// than 1 MiB feed OpenSSL 1 MiB at a time and are stopped between slices:
-// an update of 256 MiB (about 0.2 s of SHA-256) throws the callback's
-// TimeoutError from inside the call. The object is then unusable, never a
-// digest of the part it had seen: that it is shows the stop came inside
-// the update, not at V8's next check after it. Updates that are not stopped
-// give the results a run without the option gives.
+// hash.update(), hmac.update(), sign.update(), verify.update() and
+// cipher.update() of more than 1 MiB feed OpenSSL 1 MiB at a time and are
+// stopped between slices: an update of 256 MiB (about 0.2 s of SHA-256)
+// throws the callback's TimeoutError from inside the call. The object is
+// then unusable, never a digest of the part it had seen: that it is shows
+// the stop came inside the update, not at V8's next check after it.
+// Updates that are not stopped give the results a run without the option
+// gives, for ciphers whose mode streams (sliced) and for XTS (one call:
+// each call is one data unit).
 const common = require('../common');
 if (!common.hasCrypto) common.skip('missing crypto');
 const assert = require('assert');
@@ -33,6 +35,21 @@ const results = `(() => {
     crypto.createHmac('sha256', 'k').update(data).digest('hex'),
     crypto.createSign('sha256').update(data).sign(${JSON.stringify(pem)},
                                                   'hex'),
+    ...[['aes-256-cbc', 16], ['aes-256-ctr', 16], ['aes-256-gcm', 12, true],
+        ['chacha20-poly1305', 12, true], ['aes-256-xts', 16]].map(
+      ([name, iv, aead]) => {
+      // (XTS: two different halves.)
+      const key = Buffer.from(Array.from(
+        { length: name.endsWith('xts') ? 64 : 32 }, (_, i) => i));
+      const cipher = crypto.createCipheriv(name, key, Buffer.alloc(iv, 2));
+      const out = Buffer.concat([cipher.update(data), cipher.final()]);
+      const tag = aead ? cipher.getAuthTag().toString('hex') : '';
+      const decipher = crypto.createDecipheriv(name, key, Buffer.alloc(iv, 2));
+      if (tag) decipher.setAuthTag(Buffer.from(tag, 'hex'));
+      const back = Buffer.concat([decipher.update(out), decipher.final()]);
+      return [crypto.createHash('sha256').update(out).digest('hex'), tag,
+              back.equals(data)];
+    }),
   ]);
 })()`;
 
@@ -67,6 +84,14 @@ runEachInACallback([
     assertInterrupted('verify.update', () => verify.update(big), T);
     assert.throws(() => verify.verify(publicKey, Buffer.alloc(128)),
                   /Not initialised/);
+  },
+  () => {
+    const key = Buffer.alloc(32, 1);
+    const cipher = crypto.createCipheriv('aes-256-gcm', key, Buffer.alloc(12));
+    assertInterrupted('cipher.update', () => cipher.update(big), T);
+    assert.throws(() => cipher.update('more'),
+                  /Trying to add data in unsupported state/);
+    assert.throws(() => cipher.final(), { code: 'ERR_CRYPTO_INVALID_STATE' });
   },
   () => {
     // Within a budget (a generous one: the data is made in JavaScript) the
