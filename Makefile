@@ -4,6 +4,8 @@
 #   make test                  our tests: GoogleTest units, JS tests, smoke
 #   make test-upstream         Node's own test/parallel and test/sequential
 #   make test-sanitizers       our GoogleTest units under ThreadSanitizer and ASan
+#   make test-sysroot          programs and libuv linked against the glibc 2.31
+#                              sysroot need glibc <= 2.28 and run in Debian 11
 #   make baseline              the unpatched twin, ./node-baseline
 #   make bench-overhead        what the timeouts cost: macro and micro
 #                              benchmarks, ./node against ./node-baseline
@@ -59,7 +61,7 @@ export CCACHE_DEPEND := 1
 export CCACHE_MAXSIZE ?= 25G
 
 .PHONY: all node baseline overlay test test-cctest test-js test-smoke \
-        test-ehp test-upstream test-sanitizers test-asan ehp ehp-demo \
+        test-ehp test-upstream test-sanitizers test-asan test-sysroot ehp ehp-demo \
         bench-overhead export-patches rebase check-inputs update-inputs clean distclean \
         install uninstall binary headers dist-mirror deb dist test-dist \
         release release-deps release-dry-run
@@ -141,6 +143,14 @@ test-sanitizers: overlay
 	CC=clang-19 CXX=clang++-19 UV_UNITTESTS_OUT=$(CURDIR)/$(BUILDDIR)/test/uv-asan JOBS=$(JOBS) \
 	  GTEST_DIR=$(CURDIR)/$(TREE)/deps/googletest NODE_SRC_DIR=$(CURDIR)/$(TREE)/src \
 	  tools/nodecure/uv_unittests.sh $(TREE)/deps/uv asan
+
+# The sysroot of issue 33 (tools/nodecure/sysroot.py, made if missing): a
+# C++17 program, libuv from $(TREE) and the pinned libm functions built
+# against it; their symbol versions and NEEDED, their output on the host and
+# in a Debian 11 root ($(BUILDDIR)/test/bullseye-root, made with debootstrap
+# when missing; as root). Seconds once the sysroot and the root exist.
+test-sysroot:
+	$(PYTHON) tools/nodecure/test_sysroot.py
 
 export-patches:
 	$(PYTHON) tools/nodecure/export_patches.py

@@ -17,7 +17,7 @@ pkgs="build-essential ca-certificates ccache clang-19 cmake git make patch
   pkg-config python3 xz-utils libclang-rt-19-dev
   libssl-dev zlib1g-dev libbrotli-dev libnghttp2-dev libsqlite3-dev
   libzstd-dev valgrind
-  curl tcl"
+  curl tcl debootstrap"
 # The build needs a host Node.js with npm (llhttp's generator, the test
 # fixtures). Keep one that is already installed (e.g. NodeSource's, which
 # bundles npm and conflicts with Debian's npm package).
