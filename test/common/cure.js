@@ -301,6 +301,31 @@ function awaitNoAbandonedThread(then) {
   setTimeout(awaitNoAbandonedThread, 10, then);
 }
 
+// Runs `statement` (source text of a synchronous call that outlasts 100 ms)
+// in a callback of a Worker with --event-loop-timeout=100, where it must
+// throw the TimeoutError, and checks that it stopped in place: no work was
+// left on the Priority Executor (no priority task timed out or was
+// abandoned). Then waits until no abandoned thread is left.
+function assertStopsInPlaceInAWorker(statement) {
+  const { Worker } = require('worker_threads');
+  const { getThreadpoolStats } = require('node:cure');
+  const before = getThreadpoolStats();
+  const worker = new Worker(`
+    const assert = require('assert');
+    const crypto = require('crypto');
+    setImmediate(() => {
+      assert.throws(() => { ${statement}; }, { name: 'TimeoutError' });
+    });
+  `, { eval: true, execArgv: ['--event-loop-timeout=100'] });
+  worker.on('exit', common.mustCall((code) => {
+    assert.strictEqual(code, 0);
+    const after = getThreadpoolStats();
+    assert.strictEqual(after.timedOut, before.timedOut);
+    assert.strictEqual(after.abandoned, before.abandoned);
+    awaitNoAbandonedThread(common.mustCall());
+  }));
+}
+
 // Loops until the event-loop budget interrupts it; returns how long it ran,
 // the budget the TimeoutError reports and its stack.
 function loopUntilInterrupted() {
@@ -363,6 +388,7 @@ function checkStoresAgainstChild(results, names, tracked, file) {
 module.exports = {
   abandonFifoRead,
   assertInterrupted,
+  assertStopsInPlaceInAWorker,
   awaitNoAbandonedThread,
   checkLateReadLandsInItsBuffers,
   hungMountInChild,

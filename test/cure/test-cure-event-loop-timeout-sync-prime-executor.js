@@ -13,8 +13,11 @@ if (!common.hasCrypto) common.skip('missing crypto');
 const assert = require('assert');
 const crypto = require('crypto');
 const cure = require('node:cure');
-const { Worker } = require('worker_threads');
-const { assertInterrupted, runEachInACallback } = require('../common/cure');
+const {
+  assertInterrupted,
+  assertStopsInPlaceInAWorker,
+  runEachInACallback,
+} = require('../common/cure');
 
 const T = 1000;  // Room for the short searches on a loaded machine.
 
@@ -24,12 +27,6 @@ function leftOnAnExecutor(label, fn) {
   const after = cure.getThreadpoolStats();
   assert.strictEqual(after.timedOut, before.timedOut + 1, label);
   assert.strictEqual(after.abandoned, before.abandoned + 1, label);
-}
-
-// There is no event for a thread's end: poll the counter.
-function awaitNoAbandonedThread(then) {
-  if (cure.getThreadpoolStats().abandonedLive === 0) return then();
-  setTimeout(awaitNoAbandonedThread, 10, then);
 }
 
 runEachInACallback([
@@ -56,23 +53,7 @@ runEachInACallback([
     assert.throws(() => crypto.generatePrimeSync(8, { add: 2n ** 9n }),
                   { code: 'ERR_OUT_OF_RANGE' });
   },
-  () => {
-    const before = cure.getThreadpoolStats();
-    const worker = new Worker(`
-      const assert = require('assert');
-      const crypto = require('crypto');
-      setImmediate(() => {
-        assert.throws(() => crypto.generatePrimeSync(8192, { safe: true }),
-                      { name: 'TimeoutError' });
-      });
-    `, { eval: true, execArgv: ['--event-loop-timeout=100'] });
-    worker.on('exit', common.mustCall((code) => {
-      assert.strictEqual(code, 0);
-      // Stopped in place: no executor was left.
-      const after = cure.getThreadpoolStats();
-      assert.strictEqual(after.timedOut, before.timedOut);
-      assert.strictEqual(after.abandoned, before.abandoned);
-      awaitNoAbandonedThread(common.mustCall());
-    }));
-  },
+  // In a Worker, the search stops in place.
+  () => assertStopsInPlaceInAWorker(
+    'crypto.generatePrimeSync(8192, { safe: true })'),
 ]);
