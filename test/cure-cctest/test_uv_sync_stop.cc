@@ -140,7 +140,9 @@ TEST(UvSyncStop, ASectionCanBeSignalledAgain) {
 // Stress: a requester that asks for the running section's token as fast as
 // it can, while the owner enters and leaves sections and sleeps 1 us between
 // them. A signal that arrived outside a section would end a nanosleep()
-// with EINTR.
+// with EINTR. At least 20,000 rounds, and on until the requester has met
+// sections (a loaded machine may not run both threads at once for long),
+// for at most 60 s.
 TEST(UvSyncStop, NoSignalOutsideASection) {
   if (uv_threadpool_get_interrupt_signal() <= 0) GTEST_SKIP() << "no signal";
   OnOwner([](uv_sync_stop_t* stop) {
@@ -153,9 +155,17 @@ TEST(UvSyncStop, NoSignalOutsideASection) {
     });
     int outside_eintr = 0;
     int stopped = 0;
-    for (uint64_t i = 1; i <= 20000; i++) {
+    const auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    for (uint64_t i = 1;
+         i <= 20000 ||
+         (stopped < 10 && std::chrono::steady_clock::now() < deadline);
+         i++) {
       current_token = i;
       if (uv_sync_stop_enter()) {
+        // A few microseconds inside, where a request may land.
+        for (volatile int spin = 0; spin < 1000; spin = spin + 1) {
+        }
         stopped += uv_sync_stop_leave();
       }
       struct timespec ts = {0, 1000};
