@@ -23,16 +23,16 @@ namespace crypto {
 // nodecure: a streaming OpenSSL update over the caller's data, fed in slices
 // that --event-loop-timeout can stop between.
 //
-// hash.update(), hmac.update(), sign.update(), verify.update() and
-// cipher.update() hand all of their data to OpenSSL in one call: about
-// 0.2 s for 256 MB of SHA-256 on a 2-core machine, and nothing asks for the
-// budget until it returns, so a request-sized input held the loop that long
-// past its budget. An
-// update of more than one slice (1 MiB) runs in a section that a timeout of
-// the running callback stops (StoppableSyncCall), and asks
-// uv_threadpool_should_stop() before each slice: the loop leaves within one
-// slice (about 1 ms) and throws the callback's TimeoutError. OpenSSL's
-// updates stream, so the slices give the result one call gives.
+// hash.update(), hmac.update(), sign.update(), verify.update(),
+// cipher.update() and crypto.hash() hand all of their data to OpenSSL in one
+// call: about 0.2 s for 256 MB of SHA-256 on a 2-core machine, and nothing
+// asks for the budget until it returns, so a request-sized input held the
+// loop that long past its budget. An update of more than one slice (1 MiB)
+// runs in a section that a timeout of the running callback stops
+// (StoppableSyncCall), and asks uv_threadpool_should_stop() before each
+// slice: the loop leaves within one slice (about 1 ms) and throws the
+// callback's TimeoutError. OpenSSL's updates stream, so the slices give the
+// result one call gives.
 //
 // A stopped update has fed OpenSSL only part of its data: the caller
 // discards its context, so that the object fails from then on (its later
@@ -131,6 +131,36 @@ inline SlicedUpdate CipherUpdateInSlices(Environment* env,
       });
   *out_len = written;
   return result;
+}
+
+// crypto.hash() (Hash::OneShotDigest()): ncrypto::hashDigest() or
+// xofHashDigest() of `in`, with the update in slices. Empty when OpenSSL
+// failed, or when stopped: then *stopped is set and the TimeoutError is
+// thrown.
+inline ncrypto::DataPointer HashDigestInSlices(
+    Environment* env,
+    const ncrypto::Buffer<const unsigned char>& in,
+    const EVP_MD* md,
+    bool is_xof,
+    size_t output_length,
+    bool* stopped) {
+  if (in.len <= kUpdateSlice || md == nullptr) {
+    return is_xof ? ncrypto::xofHashDigest(in, md, output_length)
+                  : ncrypto::hashDigest(in, md);
+  }
+  auto ctx = ncrypto::EVPMDCtxPointer::New();
+  if (!ctx || !ctx.digestInit(md)) return {};
+  SlicedUpdate r = UpdateInSlices(
+      env,
+      "crypto.hash",
+      reinterpret_cast<const char*>(in.data),
+      in.len,
+      [&](auto d, auto n) {
+        return ctx.digestUpdate(ncrypto::Buffer<const void>{d, n});
+      });
+  *stopped = r == SlicedUpdate::kStopped;
+  if (r != SlicedUpdate::kDone) return {};
+  return ctx.digestFinal(is_xof ? output_length : EVP_MD_size(md));
 }
 
 // The message of the error that an object whose update was stopped throws

@@ -1,7 +1,7 @@
 // Flags: --event-loop-timeout=20
 'use strict';
-// hash.update(), hmac.update(), sign.update(), verify.update() and
-// cipher.update() of more than 1 MiB feed OpenSSL 1 MiB at a time and are
+// crypto.hash(), hash.update(), hmac.update(), sign.update(), verify.update()
+// and cipher.update() of more than 1 MiB feed OpenSSL 1 MiB at a time and are
 // stopped between slices: an update of 256 MiB (about 0.2 s of SHA-256)
 // throws the callback's TimeoutError from inside the call. The object is
 // then unusable, never a digest of the part it had seen: that it is shows
@@ -32,6 +32,8 @@ const results = `(() => {
   return JSON.stringify([
     crypto.createHash('sha256').update(data).digest('hex'),
     crypto.createHash('sha512').update(data).update('x').digest('hex'),
+    crypto.hash('sha256', data), crypto.hash('shake256', data, 'hex'),
+    crypto.hash('sha1', data, 'base64'),
     crypto.createHmac('sha256', 'k').update(data).digest('hex'),
     crypto.createSign('sha256').update(data).sign(${JSON.stringify(pem)},
                                                   'hex'),
@@ -66,6 +68,12 @@ runEachInACallback([
     assert.throws(() => hash.digest(), { code: 'ERR_CRYPTO_INVALID_STATE' });
     assert.throws(() => hash.update('more'),
                   { code: 'ERR_CRYPTO_HASH_UPDATE_FAILED' });
+  },
+  () => {
+    // crypto.hash() has no object to spoil: it throws, and works again.
+    assertInterrupted('crypto.hash', () => crypto.hash('sha256', big), T);
+    assert.strictEqual(crypto.hash('sha256', 'abc'),
+                       crypto.createHash('sha256').update('abc').digest('hex'));
   },
   () => {
     const hmac = crypto.createHmac('sha256', 'key');
