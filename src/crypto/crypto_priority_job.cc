@@ -215,6 +215,36 @@ class DHParamsJob final : public PriorityJob {
   ncrypto::EVPKeyCtxPointer ctx_;
   ncrypto::EVPKeyPointer params_;
 };
+
+// The check of a copy of Diffie-Hellman parameters.
+class DHCheckJob final : public PriorityJob {
+ public:
+  static std::unique_ptr<DHCheckJob> New(const ncrypto::DHPointer& dh) {
+    EVP_PKEY* copy = EVP_PKEY_dup(dh.get());
+    if (copy == nullptr) return nullptr;
+    return std::unique_ptr<DHCheckJob>(
+        new DHCheckJob(ncrypto::DHPointer(ncrypto::EVPKeyPointer(copy))));
+  }
+
+  ncrypto::DHPointer::CheckResult result() const { return result_; }
+
+ protected:
+  void Work() override { result_ = dh_.check(); }
+
+ private:
+  explicit DHCheckJob(ncrypto::DHPointer dh) : dh_(std::move(dh)) {}
+
+  ncrypto::DHPointer dh_;
+  ncrypto::DHPointer::CheckResult result_ =
+      ncrypto::DHPointer::CheckResult::CHECK_FAILED;
+};
+
+// A named group's parameters (DiffieHellmanGroup, or a prime OpenSSL knows
+// as one): its check tests nothing, or at most a modp group's 8192 bits.
+bool IsNamedGroup(const ncrypto::DHPointer& dh) {
+  size_t len = 0;
+  return EVP_PKEY_get_group_name(dh.get(), nullptr, 0, &len) == 1;
+}
 #endif
 
 // Whether a search of this thread's may leave for an executor.
@@ -299,6 +329,23 @@ ncrypto::DHPointer NewDHParameters(Environment* env,
   }
 #endif
   return ncrypto::DHPointer::New(bits, generator);
+}
+
+ncrypto::DHPointer::CheckResult CheckDHParameters(Environment* env,
+                                                  ncrypto::DHPointer& dh) {
+#if NODECURE_PRIORITY_JOBS
+  if (MayLeave(env) && dh && !IsNamedGroup(dh)) {
+    ERR_set_mark();
+    std::unique_ptr<DHCheckJob> job = DHCheckJob::New(dh);
+    ERR_pop_to_mark();  // A failed copy: checked in place, as upstream.
+    if (job) {
+      job = PriorityJob::Run(std::move(job));
+      if (!job) return ncrypto::DHPointer::CheckResult::CHECK_FAILED;
+      return job->result();  // check() clears OpenSSL's errors itself.
+    }
+  }
+#endif
+  return dh.check();
 }
 
 }  // namespace crypto

@@ -103,6 +103,17 @@ ncrypto::DHPointer NewDHParameters(Environment* env,
                                    int bits,
                                    uint32_t generator);
 
+// DHPointer::check() for the verifyError that createDiffieHellman(prime,
+// generator) reads: primality tests of the prime and of (p - 1) / 2, with no
+// callback (5 s for a safe prime of 4096 bits on a 2-core machine, minutes
+// for 20,000 bits). On the main thread, inside a section that
+// --event-loop-timeout may stop, a PriorityJob on a copy of the parameters
+// (EVP_PKEY_dup()), left at the stop to run to its end on its executor;
+// else, and for a named group (no test), in place as upstream. Stopped, it
+// returns CHECK_FAILED; the caller's section throws the TimeoutError.
+ncrypto::DHPointer::CheckResult CheckDHParameters(Environment* env,
+                                                  ncrypto::DHPointer& dh);
+
 }  // namespace crypto
 }  // namespace node
 

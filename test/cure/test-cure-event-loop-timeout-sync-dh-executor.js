@@ -8,7 +8,9 @@
 // abandoned search is a priority task past its budget and an abandoned
 // thread, which ends on its own (abandonedLive goes back to 0). A short
 // search gives parameters as good as without a budget; in a Worker the
-// search stays in place and stops there.
+// search stays in place and stops there. The check of a prime the caller
+// gives (createDiffieHellman(prime) reads verifyError) runs on a copy on the
+// executor too, and gives what it gives without the option.
 const common = require('../common');
 if (!common.hasCrypto) common.skip('missing crypto');
 const assert = require('assert');
@@ -46,6 +48,26 @@ function assertUsable(dh, bits) {
   assert.deepStrictEqual(dh.computeSecret(b), peer.computeSecret(a));
 }
 
+function bytes(bigint) {
+  const hex = bigint.toString(16);
+  return Buffer.from(hex.length % 2 ? `0${hex}` : hex, 'hex');
+}
+const mersenne4423 = bytes(2n ** 4423n - 1n);
+// Primes to check: a safe prime (made here, so that it is no named group,
+// which would be checked in place), a prime that is not safe, a composite.
+// The main module's first evaluation has no budget: the reference run.
+const primes = [
+  crypto.generatePrimeSync(512, { safe: true, bigint: true }),
+  2n ** 521n - 1n,
+  2n ** 521n + 1n,
+].map((p) => bytes(p).toString('hex'));
+const verifyErrors = `JSON.stringify(${JSON.stringify(primes)}.map((hex) =>
+  require('crypto').createDiffieHellman(Buffer.from(hex, 'hex'), 2)
+    .verifyError))`;
+const verifyErrorsWithout = spawnSync(process.execPath, ['-p', verifyErrors],
+                                      { encoding: 'utf8' }).stdout.trim();
+assert.match(verifyErrorsWithout, /^\[0,\d+,\d+\]$/);
+
 runEachInACallback([
   () => {
     const before = cure.getThreadpoolStats();
@@ -55,6 +77,24 @@ runEachInACallback([
     const after = cure.getThreadpoolStats();
     assert.strictEqual(after.timedOut, before.timedOut + 1);
     assert.strictEqual(after.abandoned, before.abandoned + 1);
+  },
+  () => {
+    // The check of a prime the caller gives: primality tests of the
+    // Mersenne prime 2^4423 - 1 (seconds), on a copy, left on the executor.
+    const before = cure.getThreadpoolStats();
+    assertInterrupted('createDiffieHellman(prime)', () => {
+      crypto.createDiffieHellman(mersenne4423, 2);
+    }, T);
+    const after = cure.getThreadpoolStats();
+    assert.strictEqual(after.timedOut, before.timedOut + 1);
+    assert.strictEqual(after.abandoned, before.abandoned + 1);
+  },
+  () => {
+    // Checks within the budget, on the executor: verifyError as without the
+    // option (the safe prime passes; the others do not).
+    const before = cure.getThreadpoolStats();
+    assert.strictEqual(eval(verifyErrors), verifyErrorsWithout);
+    assert.strictEqual(cure.getThreadpoolStats().timedOut, before.timedOut);
   },
   () => {
     // A short search on the executor: its parameters.
