@@ -29,7 +29,8 @@ const withoutOurs = (lines) => lines.filter((l) => !l.includes('// nodecure'));
 
 // Upstream's loop body after the line that hands a tick to runTimedTick().
 const loop = body('processTicksAndRejections');
-const hand = loop.findIndex((l) => l.includes('runTimedTick(tock, priorContextFrame)'));
+const hand = loop.findIndex((l) => l.includes(
+  'FunctionPrototypeCall(runTimedTick, this, tock, priorContextFrame)'));
 assert.notStrictEqual(hand, -1, 'processTicksAndRejections() hands ticks over');
 const close = loop.indexOf('    }', hand);  // The end of the while loop.
 assert.notStrictEqual(close, -1);
