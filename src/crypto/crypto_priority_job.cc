@@ -334,7 +334,9 @@ ncrypto::DHPointer NewDHParameters(Environment* env,
 ncrypto::DHPointer::CheckResult CheckDHParameters(Environment* env,
                                                   ncrypto::DHPointer& dh) {
 #if NODECURE_PRIORITY_JOBS
-  if (MayLeave(env) && dh && !IsNamedGroup(dh)) {
+  // A DiffieHellmanGroup's parameters may have no EVP_PKEY yet: its check
+  // tests nothing.
+  if (MayLeave(env) && dh.get() != nullptr && !IsNamedGroup(dh)) {
     ERR_set_mark();
     std::unique_ptr<DHCheckJob> job = DHCheckJob::New(dh);
     ERR_pop_to_mark();  // A failed copy: checked in place, as upstream.
