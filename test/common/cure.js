@@ -301,6 +301,18 @@ function awaitNoAbandonedThread(then) {
   setTimeout(awaitNoAbandonedThread, 10, then);
 }
 
+// fn() is interrupted (assertInterrupted()) and the work it gave the
+// Priority Executor is left there: one priority task more timed out and
+// abandoned.
+function assertLeftOnAnExecutor(label, fn, budget) {
+  const { getThreadpoolStats } = require('node:cure');
+  const before = getThreadpoolStats();
+  assertInterrupted(label, fn, budget);
+  const after = getThreadpoolStats();
+  assert.strictEqual(after.timedOut, before.timedOut + 1, label);
+  assert.strictEqual(after.abandoned, before.abandoned + 1, label);
+}
+
 // Runs `statement` (source text of a synchronous call that outlasts 100 ms)
 // in a callback of a Worker with --event-loop-timeout=100, where it must
 // throw the TimeoutError, and checks that it stopped in place: no work was
@@ -388,6 +400,7 @@ function checkStoresAgainstChild(results, names, tracked, file) {
 module.exports = {
   abandonFifoRead,
   assertInterrupted,
+  assertLeftOnAnExecutor,
   assertStopsInPlaceInAWorker,
   awaitNoAbandonedThread,
   checkLateReadLandsInItsBuffers,
