@@ -199,9 +199,29 @@ def write_stamp(d, key):
   (d / '.nodecure-stamp').write_text(key)
 
 
-def cmake_static(src, prefix, options):
+def flags_env(env, flags):
+  """ENV with FLAGS ((compile flags, link flags), as sysroot.flags() gives
+  them; None for none) in CFLAGS, CXXFLAGS and LDFLAGS."""
+  if flags:
+    cflags, ldflags = flags
+    env = dict(env)
+    for var, words in (('CFLAGS', cflags), ('CXXFLAGS', cflags),
+                       ('LDFLAGS', ldflags)):
+      env[var] = ' '.join([env.get(var, '')] + list(words)).strip()
+  return env
+
+
+def flags_key(flags):
+  """What a stamp adds for FLAGS: nothing for none, as before they
+  existed."""
+  if not flags:
+    return ''
+  return ':' + hashlib.sha256(repr(flags).encode()).hexdigest()[:16]
+
+
+def cmake_static(src, prefix, options, flags=None):
   bld = src / '_build'
-  env = dict(os.environ, CC=common.CC, CXX=common.CXX)
+  env = flags_env(dict(os.environ, CC=common.CC, CXX=common.CXX), flags)
   run(['cmake', '-S', str(src), '-B', str(bld), '-DCMAKE_BUILD_TYPE=Release',
        '-DCMAKE_INSTALL_PREFIX=%s' % prefix, '-DCMAKE_INSTALL_LIBDIR=lib',
        '-DBUILD_SHARED_LIBS=OFF', '-DCMAKE_POSITION_INDEPENDENT_CODE=ON'] +
@@ -227,12 +247,12 @@ def apply_debian_series(src, debian_tar):
              str(Path(tmp, 'debian', 'patches', words[0]))])
 
 
-def cmake_dep(name, debian, options, series=False):
-  """A C dependency of build/deps/NAME: Debian source DEBIAN's orig tarball
-  (with the revision's patch series if SERIES), a static PIC library by
-  CMake."""
-  d = DEPS / name
-  key = inputs.DEBIAN[debian]['version']
+def cmake_dep(name, debian, options, series=False, deps=DEPS, flags=None):
+  """A C dependency of DEPS/NAME (build/deps by default): Debian source
+  DEBIAN's orig tarball (with the revision's patch series if SERIES), a
+  static PIC library by CMake, compiled with FLAGS (see flags_env())."""
+  d = deps / name
+  key = inputs.DEBIAN[debian]['version'] + flags_key(flags)
   if stamp_ok(d, key):
     return
   log('deps: %s %s' % (name, key))
@@ -241,16 +261,20 @@ def cmake_dep(name, debian, options, series=False):
   unpack(debian_file(debian, '.orig.tar'), src)
   if series:
     apply_debian_series(src, debian_file(debian, '.debian.tar'))
-  cmake_static(src, d, options)
+  cmake_static(src, d, options, flags)
   shutil.rmtree(src)
   write_stamp(d, key)
 
 
-def build_cares():
+# The four below take DEPS and FLAGS too: make release builds them again
+# into build/release-deps, against the sysroot (release.py).
+
+def build_cares(deps=DEPS, flags=None):
   cmake_dep('cares', 'c-ares', ['-DCARES_STATIC=ON', '-DCARES_SHARED=OFF',
                                 '-DCARES_STATIC_PIC=ON',
                                 '-DCARES_BUILD_TOOLS=OFF',
-                                '-DCARES_BUILD_TESTS=OFF'], series=True)
+                                '-DCARES_BUILD_TESTS=OFF'], series=True,
+            deps=deps, flags=flags)
 
 
 def build_brotli():
@@ -259,14 +283,14 @@ def build_brotli():
                                  '-DBROTLI_BUILD_TOOLS=OFF'], series=True)
 
 
-def build_ada():
-  d = DEPS / 'ada'
+def build_ada(deps=DEPS, flags=None):
+  d = deps / 'ada'
   # Debian's ada-url 3.4.4.
   name, kind = 'ada-url', '.orig.tar'
   version = upstream_version(inputs.DEBIAN[name]['version'])
   # The tarball, not the revision that lists it: revisions come and go.
   key = list(inputs.DEBIAN[name]['files'].values())[0] + ':' + \
-      common.patches_digest([common.PATCHES / 'ada'])
+      common.patches_digest([common.PATCHES / 'ada']) + flags_key(flags)
   if stamp_ok(d, key):
     return
   log('deps: ada %s' % version)
@@ -276,27 +300,28 @@ def build_ada():
   for p in common.series(common.PATCHES / 'ada'):
     run(['patch', '-s', '-p1', '-d', str(src), '-i', str(p)])
   cmake_static(src, d, ['-DADA_TESTING=OFF', '-DADA_TOOLS=OFF',
-                        '-DADA_BENCHMARKS=OFF'])
+                        '-DADA_BENCHMARKS=OFF'], flags)
   shutil.rmtree(src)
   write_stamp(d, key)
 
 
-def compile_static(name, sources, includes, lib, std):
+def compile_static(name, sources, includes, lib, std, flags=None):
   objs = []
   for s in sources:
     o = s.with_suffix('.o')
     cc = common.CXX if s.suffix == '.cpp' else common.CC
     run(cc.split() + ['-O3', '-fPIC', '-std=' + std] +
+        (list(flags[0]) if flags else []) +
         ['-I%s' % i for i in includes] + ['-c', str(s), '-o', str(o)])
     objs.append(str(o))
   lib.parent.mkdir(parents=True, exist_ok=True)
   run(['ar', 'rcs', str(lib)] + objs)
 
 
-def build_simdjson():
-  d = DEPS / 'simdjson'
+def build_simdjson(deps=DEPS, flags=None):
+  d = deps / 'simdjson'
   key = inputs.NPM['@nozbe/simdjson'][0] + ':' + \
-      common.patches_digest([common.PATCHES / 'simdjson'])
+      common.patches_digest([common.PATCHES / 'simdjson']) + flags_key(flags)
   if stamp_ok(d, key):
     return
   log('deps: simdjson %s' % key)
@@ -308,16 +333,16 @@ def build_simdjson():
   (d / 'include').mkdir()
   shutil.copy(src / 'src' / 'simdjson.h', d / 'include' / 'simdjson.h')
   compile_static('simdjson', [src / 'src' / 'simdjson.cpp'], [src / 'src'],
-                 d / 'lib' / 'libsimdjson.a', 'c++17')
+                 d / 'lib' / 'libsimdjson.a', 'c++17', flags)
   shutil.rmtree(src)
   write_stamp(d, key)
 
 
-def build_llhttp():
+def build_llhttp(deps=DEPS, flags=None):
   """llhttp's C parser is generated from its TypeScript source by llparse,
   with the exact dev dependencies of its package-lock.json."""
-  d = DEPS / 'llhttp'
-  key = inputs.DEBIAN['llhttp']['version']
+  d = deps / 'llhttp'
+  key = inputs.DEBIAN['llhttp']['version'] + flags_key(flags)
   if stamp_ok(d, key):
     return
   log('deps: llhttp %s (generating the C parser with llparse)' % key)
@@ -332,7 +357,7 @@ def build_llhttp():
   compile_static('llhttp', [src / 'build' / 'c' / 'llhttp.c',
                             src / 'src' / 'native' / 'api.c',
                             src / 'src' / 'native' / 'http.c'],
-                 [src / 'build'], d / 'lib' / 'libllhttp.a', 'c99')
+                 [src / 'build'], d / 'lib' / 'libllhttp.a', 'c99', flags)
   shutil.rmtree(src)
   write_stamp(d, key)
 

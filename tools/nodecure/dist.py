@@ -79,6 +79,48 @@ def not_portable(binary):
   return sorted(set(needed(binary)) - PORTABLE_NEEDED)
 
 
+# The newest glibc the official binary needs (issue 33).
+GLIBC_MAX = (2, 28)
+
+
+def dynamic_symbols(binary):
+  """[(version, name, defined)] of objdump -T: 'GLIBC_2.29' for
+  '(GLIBC_2.29) exp', '' where there is none."""
+  out = run(['objdump', '-T', str(binary)], capture=True)
+  syms = []
+  for line in out.splitlines():
+    if not re.match(r'^[0-9a-f]{8,} ', line) or '\t' not in line:
+      continue
+    left, right = line.split('\t', 1)
+    words = right.split()
+    if len(words) < 2:
+      continue
+    version = words[1].strip('()') if len(words) > 2 else ''
+    syms.append((version, words[-1], left.split()[-1] != '*UND*'))
+  return syms
+
+
+def glibc_version(v):
+  """(2, 29) of 'GLIBC_2.29'; None of anything else (GLIBC_PRIVATE too)."""
+  m = re.match(r'^GLIBC_(\d+(?:\.\d+)*)$', v)
+  return tuple(int(x) for x in m.group(1).split('.')) if m else None
+
+
+def symbol_floor(binary, syms=None):
+  """(highest GLIBC_ version BINARY binds, ['name@GLIBC_x' above
+  GLIBC_MAX], ['name@GLIBCXX_x' and CXXABI_]): what the oldest system that
+  runs it must have."""
+  syms = dynamic_symbols(binary) if syms is None else syms
+  glibc = sorted({v for v, _, _ in syms if v.startswith('GLIBC_')},
+                 key=lambda v: glibc_version(v) or (999,))
+  above = sorted({'%s@%s' % (s, v) for v, s, _ in syms
+                  if v.startswith('GLIBC_') and
+                  (glibc_version(v) or (999,)) > GLIBC_MAX})
+  cxx = sorted({'%s@%s' % (s, v) for v, s, _ in syms
+                if v.startswith(('GLIBCXX_', 'CXXABI_'))})
+  return (glibc[-1] if glibc else None), above, cxx
+
+
 class Build:
   """The node being packaged and the names derived from it."""
 

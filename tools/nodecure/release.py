@@ -43,6 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import common  # noqa: E402
 import configure  # noqa: E402
 import inputs  # noqa: E402
+import sysroot  # noqa: E402
 from archive import upstream_version  # noqa: E402
 from common import ROOT, BUILD, CC, CXX, die, log  # noqa: E402
 from fetch import debian_file, fetch_release  # noqa: E402
@@ -87,7 +88,9 @@ def version_of(name):
 
 def key_of(name):
   spec = inputs.DEBIAN_RELEASE[name]
-  return '%s %s' % (spec['version'], ' '.join(sorted(spec['files'].values())))
+  return '%s %s sysroot %s' % (spec['version'],
+                               ' '.join(sorted(spec['files'].values())),
+                               sysroot.key())
 
 
 def prepare(r, name, strip=1):
@@ -102,9 +105,18 @@ def prepare(r, name, strip=1):
   return d, src
 
 
+def flags():
+  """(compile flags, link flags) of every unit of the release: sysroot.py's
+  (glibc 2.31's headers and libraries, glibc-2.28.h, libstdc++ static)."""
+  return sysroot.flags()
+
+
 def env():
+  cflags, ldflags = flags()
   e = dict(common.build_env())
-  e['CFLAGS'] = '-O2 -fPIC'
+  e['CFLAGS'] = ' '.join(['-O2', '-fPIC'] + cflags)
+  e['CXXFLAGS'] = e['CFLAGS']
+  e['LDFLAGS'] = ' '.join(ldflags)
   return e
 
 
@@ -193,7 +205,8 @@ def build_sqlite(r):
   r.run(['./configure', '--disable-shared', '--enable-static',
          '--disable-tcl', '--disable-readline'], cwd=src, env=e)
   r.run(['make', 'sqlite3.c'], cwd=src, env=e)
-  cflags = ['-O2', '-fPIC'] + ['-D' + x for x in SQLITE_DEFINES]
+  cflags = ['-O2', '-fPIC'] + flags()[0] + \
+      ['-D' + x for x in SQLITE_DEFINES]
   obj = src / 'sqlite3.o'
   r.run(common.CC.split() + cflags + ['-c', src / 'sqlite3.c', '-o', obj],
         env=e)
@@ -215,9 +228,34 @@ def check_tools():
     die('the release build needs: apt-get install -y %s' % ' '.join(missing))
 
 
+# Node's own dependencies, which ./configure builds into build/deps for
+# build/node: built again here, the same way, against the sysroot.
+CONFIGURE_BUILDERS = [('cares', configure.build_cares),
+                      ('ada', configure.build_ada),
+                      ('simdjson', configure.build_simdjson),
+                      ('llhttp', configure.build_llhttp)]
+
+
+def configure_deps(force):
+  """CONFIGURE_BUILDERS into build/release-deps. Their stamps (configure.py's)
+  know the flags but not what the sysroot holds: a stamp of ours, the
+  sysroot's key, makes them rebuild when it changes."""
+  stamp = RDEPS / '.sysroot-key'
+  key = sysroot.key()
+  if force or not stamp.exists() or stamp.read_text() != key:
+    for name, _ in CONFIGURE_BUILDERS:
+      shutil.rmtree(RDEPS / name, ignore_errors=True)
+  for name, builder in CONFIGURE_BUILDERS:
+    builder(RDEPS, flags())
+  stamp.write_text(key)
+
+
 def deps(r, force=False):
   check_tools()
   RDEPS.mkdir(parents=True, exist_ok=True)
+  root = sysroot.make(sysroot.PACKAGES)
+  log('release: every unit is compiled against %s (glibc 2.31, '
+      'glibc-2.28.h)' % root)
   for name, builder in BUILDERS:
     if fresh(name) and not force and not r.dry:
       log('release: %s %s is built' % (name, version_of(name)))
@@ -226,6 +264,11 @@ def deps(r, force=False):
                               ' (dry run: unpacked and patched only)'
                               if r.dry else ''))
     builder(r)
+  if r.dry:
+    print('  (then c-ares, ada, simdjson and llhttp as ./configure builds '
+          'them, into %s, with the sysroot\'s flags)' % RDEPS)
+  else:
+    configure_deps(force)
 
 
 def tree(r):
@@ -250,18 +293,18 @@ def tree(r):
 
 def configure_args():
   """Upstream configure.py's arguments for the release tree."""
-  deps = BUILD / 'deps'
   args = ['--prefix=/', '--without-npm', '--without-corepack',
           '--with-intl=full-icu',
-          '--with-icu-source=%s' % (deps / 'icu' / 'icu'),
+          '--with-icu-source=%s' % (BUILD / 'deps' / 'icu' / 'icu'),
           '--shared-http-parser-libname=llhttp']
-  # The static libraries ./configure builds (as build/node uses them).
-  # (simdutf is compiled as V8's third_party/simdutf, as in build/node.)
+  # The static libraries ./configure builds for build/node, built again
+  # against the sysroot (configure_deps()). (simdutf is compiled as V8's
+  # third_party/simdutf, as in build/node; ICU inside the gyp build.)
   for opt, d in (('cares', 'cares'), ('http-parser', 'llhttp'),
                  ('ada', 'ada'), ('simdjson', 'simdjson')):
     args += ['--shared-' + opt,
-             '--shared-%s-includes=%s' % (opt, deps / d / 'include'),
-             '--shared-%s-libpath=%s' % (opt, deps / d / 'lib')]
+             '--shared-%s-includes=%s' % (opt, RDEPS / d / 'include'),
+             '--shared-%s-libpath=%s' % (opt, RDEPS / d / 'lib')]
   # The release's: static too, from build/release-deps.
   for opt, d, libname in (('openssl', 'openssl', 'ssl,crypto'),
                           ('zlib', 'zlib', 'z'),
@@ -285,10 +328,11 @@ NO_RELEASE_DEPS = ['tools/v8_gypfiles', 'tools/icu']
 def strip_release_includes():
   """gyp puts a shared library's include directory into every target's
   command line (target_defaults). Out of the targets that use none of
-  them, take build/release-deps' directories out again: their commands are
-  then build/node's, word for word, so they hit the ccache that build/node
-  warmed instead of compiling V8 cold (an hour or more on 2 cores); and
-  V8's `#include "zlib.h"` finds its own zlib first, as in build/node."""
+  them, take build/release-deps' directories out again, so that V8's
+  `#include "zlib.h"` finds its own zlib first, as in build/node. (Before
+  the sysroot this also made their commands build/node's, word for word,
+  so they hit its ccache; against the sysroot they cannot: see
+  doc/contributing/distributing.md.)"""
   line = re.compile(r'^\t-I%s/[^\n]*\n' % re.escape(str(RDEPS)), re.M)
   count = 0
   for sub in NO_RELEASE_DEPS:
@@ -308,7 +352,7 @@ def strip_release_includes():
 def configure_tree(r):
   args = configure_args()
   r.run([sys.executable, 'configure.py'] + args, cwd=TREE,
-        env=common.build_env())
+        env=make_env())
   marker = {'deps': str(RDEPS),
             'versions': {name: version_of(name)
                          for name, _ in BUILDERS}}
@@ -321,17 +365,37 @@ def configure_tree(r):
                                json.dumps(marker)))
 
 
+def make_env():
+  """The release's make environment: env()'s flags with -O2 -fPIC taken out
+  (gyp's own per-target flags decide those) and -Wl,--as-needed (clang
+  builds add -latomic, which node does not use). gyp's Makefile reads
+  CFLAGS, CXXFLAGS and LDFLAGS into every target's command."""
+  cflags, ldflags = flags()
+  e = dict(common.build_env())
+  e['CFLAGS'] = e['CXXFLAGS'] = ' '.join(cflags)
+  e['LDFLAGS'] = ' '.join(ldflags + ['-Wl,--as-needed'])
+  return e
+
+
+def gate(node):
+  """Dies unless NODE runs where the official binary runs: no library
+  beyond its, no glibc symbol above GLIBC_MAX, no libstdc++ one."""
+  import dist
+  extra = dist.not_portable(node)
+  if extra:
+    die('%s still needs %s' % (node, ', '.join(extra)))
+  highest, above, cxx = dist.symbol_floor(node)
+  if above or cxx:
+    die('%s binds %s' % (node, ', '.join((above + cxx)[:12])))
+  log('release: %s needs only %s; glibc symbols up to %s, no GLIBCXX' %
+      (node, ', '.join(dist.needed(node)), highest))
+
+
 def build(r):
   r.run(['make', '-C', TREE / 'out', 'BUILDTYPE=Release',
-         '-j%d' % common.jobs(), 'node', 'LDFLAGS=-Wl,--as-needed'],
-        env=common.build_env(), quiet=False)
-  node = TREE / 'out' / 'Release' / 'node'
+         '-j%d' % common.jobs(), 'node'], env=make_env(), quiet=False)
   if not r.dry:
-    import dist
-    extra = dist.not_portable(node)
-    if extra:
-      die('%s still needs %s' % (node, ', '.join(extra)))
-    log('release: %s needs only %s' % (node, ', '.join(dist.needed(node))))
+    gate(TREE / 'out' / 'Release' / 'node')
 
 
 def main():

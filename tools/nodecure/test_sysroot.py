@@ -53,8 +53,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import common  # noqa: E402
+import dist  # noqa: E402
 import sysroot  # noqa: E402
 from common import BUILD, log, run  # noqa: E402
+from dist import GLIBC_MAX, dynamic_symbols  # noqa: E402
 
 TREE = BUILD / 'node'
 UV = TREE / 'deps' / 'uv'
@@ -62,7 +64,6 @@ WORK = BUILD / 'test' / 'sysroot'
 DEB11_ROOT = BUILD / 'test' / 'bullseye-root'
 # Where the programs are copied to inside the root (removed afterwards).
 IN_ROOT = '/tmp/nodecure-test-sysroot'
-GLIBC_MAX = (2, 28)
 ALLOWED_NEEDED = {'libc.so.6', 'libm.so.6', 'libdl.so.2', 'libpthread.so.0',
                   'librt.so.1', 'libgcc_s.so.1', 'ld-linux-x86-64.so.2'}
 # What libnodecure-glibc-compat.a defines: hidden, so never exported.
@@ -700,42 +701,13 @@ def build(result, flags, env):
   return built
 
 
-def dynamic_symbols(binary):
-  """[(version, name, defined)] of objdump -T: 'GLIBC_2.29' for
-  '(GLIBC_2.29) exp', '' where there is none."""
-  out = run(['objdump', '-T', str(binary)], capture=True)
-  syms = []
-  for line in out.splitlines():
-    if not re.match(r'^[0-9a-f]{8,} ', line) or '\t' not in line:
-      continue
-    left, right = line.split('\t', 1)
-    words = right.split()
-    if len(words) < 2:
-      continue
-    version = words[1].strip('()') if len(words) > 2 else ''
-    syms.append((version, words[-1], left.split()[-1] != '*UND*'))
-  return syms
-
-
-def glibc_version(v):
-  """(2, 29) of 'GLIBC_2.29'; None of anything else (GLIBC_PRIVATE too)."""
-  m = re.match(r'^GLIBC_(\d+(?:\.\d+)*)$', v)
-  return tuple(int(x) for x in m.group(1).split('.')) if m else None
-
-
 def check_links(result, name, binary):
   syms = dynamic_symbols(binary)
-  glibc = sorted({v for v, _, _ in syms if v.startswith('GLIBC_')},
-                 key=lambda v: glibc_version(v) or (999,))
-  above = sorted({'%s@%s' % (s, v) for v, s, _ in syms
-                  if v.startswith('GLIBC_') and
-                  (glibc_version(v) or (999,)) > GLIBC_MAX})
+  highest, above, cxxabi = dist.symbol_floor(binary, syms)
   result.check('%s: glibc <= %d.%d' % ((name,) + GLIBC_MAX), not above,
-               'highest %s%s' % (glibc[-1] if glibc else 'none',
+               'highest %s%s' % (highest or 'none',
                                  '; above %d.%d: %s' % (GLIBC_MAX + (
                                      ', '.join(above),)) if above else ''))
-  cxxabi = sorted({'%s@%s' % (s, v) for v, s, _ in syms
-                   if v.startswith(('GLIBCXX_', 'CXXABI_'))})
   result.check('%s: no GLIBCXX' % name, not cxxabi,
                ', '.join(cxxabi[:8]) if cxxabi else
                'no GLIBCXX_ or CXXABI_ version')
