@@ -140,10 +140,17 @@ class Case:
     return 'time per %s' % self.unit
 
 
+# The servers' instruction-count sizes: requests (or messages) answered one
+# at a time by seq-client.js. From 500 on, the per-request code has tiered
+# up (see overhead.md); the difference of 2,000 is 1e8 to 1e9 instructions.
+SERVER_ICOUNT = ('operations', 500, 2500)
+
+
 def http(id, label, framework, middleware=1, paper=None, note=None):
   return Case(id, label, 'macro', 'http',
               args={'framework': framework, 'middleware': middleware},
-              paper=paper, paper_note=note)
+              icount=SERVER_ICOUNT, paper=paper, paper_note=note,
+              unit='request')
 
 
 CASES = [
@@ -159,8 +166,8 @@ CASES = [
          paper=1.24, note='Koa, up to 1.24'),
     http('fastify', 'Fastify 5, JSON hello world', 'fastify'),
     Case('ws', 'ws 8, echo, 64-byte messages', 'macro', 'ws',
-         args={'connections': 50, 'size': 64}, paper=1.00,
-         paper_note='ws, 1.00'),
+         args={'connections': 50, 'size': 64}, icount=SERVER_ICOUNT,
+         paper=1.00, paper_note='ws, 1.00', unit='message'),
     # Instructions from scale 0.1 to 0.5: below 0.1 the runs are still
     # tiering up (1.7e9 instructions per unit of scale from 0.02 to 0.1, 1.1e9
     # from 0.1 to 0.3, 0.81e9 from 0.3 to 0.5), and when V8 optimizes what
@@ -638,17 +645,111 @@ def run_once(ctx, case, arm):
 # ---------------------------------------------------------------------------
 # Instruction counts
 
+def callgrind_totals(tmp, pid, what):
+  """{'main': ..., 'all': ..., 'threads': ...} of callgrind's files of PID
+  in TMP (--separate-threads: thread 1 is the main thread)."""
+  threads = {}
+  for f in tmp.iterdir():
+    m = re.fullmatch(r'cg\.%d-(\d+)' % pid, f.name)
+    if not m:
+      continue
+    for line in f.read_text(errors='replace').splitlines():
+      if line.startswith('totals:') or line.startswith('summary:'):
+        threads[int(m.group(1))] = int(line.split()[1])
+        break
+  if 1 not in threads:
+    die('%s: no callgrind totals in %s' % (what, tmp))
+  return {'main': threads[1], 'all': sum(threads.values()),
+          'threads': len(threads)}
+
+
+def valgrind_cmd(ctx, tmp, binary, flags):
+  return ['valgrind', '--tool=callgrind', '--separate-threads=yes',
+          '--dump-line=no', '--callgrind-out-file=%s/cg.%%p' % tmp,
+          str(binary)] + ctx['icount_flags'] + flags
+
+
+def callgrind_server(ctx, case, arm, size):
+  """Instructions of a server under callgrind that answers SIZE requests
+  (or echoes SIZE messages), one at a time over one connection, from
+  seq-client.js outside valgrind; then its standard input is closed and it
+  exits normally (exit=stdin), and callgrind writes its counts."""
+  binary, flags = ctx['icount_arms'][arm]
+  what = '%s (%s, %d operations)' % (case.id, arm, size)
+  tmp = Path(tempfile.mkdtemp(prefix='cg-', dir=str(WORK / 'tmp')))
+  if case.kind == 'http':
+    script = [str(WORK / 'server.js')] + [
+        '%s=%s' % (k, v) for k, v in case.args.items()]
+  else:
+    script = [str(WORK / 'ws-echo.js'), 'role=server']
+  cmd = valgrind_cmd(ctx, tmp, binary, flags) + script + ['exit=stdin']
+  proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, env=ctx['env'],
+                          cwd=str(WORK))
+  try:
+    line = b''
+    deadline = time.monotonic() + ctx['timeout']
+    while not line.endswith(b'\n'):
+      ready, _, _ = select.select([proc.stdout], [], [],
+                                  max(0, deadline - time.monotonic()))
+      chunk = os.read(proc.stdout.fileno(), 4096) if ready else b''
+      if not chunk:
+        proc.kill()
+        _, err = proc.communicate()
+        die('%s under callgrind: %s: %s\n%s' % (
+            what, 'no start in %d s' % ctx['timeout'] if not ready
+            else 'exited (%s)' % proc.returncode, ' '.join(cmd),
+            err.decode(errors='replace')[-3000:]))
+      line += chunk
+    port = json.loads(line.decode().splitlines()[0])['port']
+    client = [str(ctx['loadgen']), str(WORK / 'seq-client.js'),
+              'kind=%s' % case.kind, 'port=%d' % port,
+              'operations=%d' % size]
+    if case.kind == 'ws':
+      client.append('size=%d' % case.args['size'])
+    r = subprocess.run(client, capture_output=True, text=True,
+                       env=ctx['env'], cwd=str(WORK),
+                       timeout=ctx['timeout'] * 10)
+    try:
+      res = json.loads(r.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+      res = None
+    if r.returncode or not res or res['errors'] or \
+        res['operations'] != size:
+      proc.kill()
+      proc.communicate()
+      die('%s: the client failed (exit %d): %s\n%s%s' % (
+          what, r.returncode, ' '.join(client), r.stdout[-2000:],
+          r.stderr[-2000:]))
+    try:
+      _, err = proc.communicate(timeout=ctx['timeout'])
+    except subprocess.TimeoutExpired:
+      proc.kill()
+      proc.communicate()
+      die('%s under callgrind: no exit %d s after its input closed' %
+          (what, ctx['timeout']))
+    if proc.returncode:
+      die('%s under callgrind: exit %d: %s' % (
+          what, proc.returncode, err.decode(errors='replace')[-3000:]))
+    return callgrind_totals(tmp, proc.pid, what)
+  finally:
+    if proc.poll() is None:
+      proc.kill()
+      proc.wait()
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
 def callgrind(ctx, case, arm, size):
   """Instructions of one run under callgrind: {'main': ..., 'all': ...}."""
+  if case.kind in ('http', 'ws'):
+    return callgrind_server(ctx, case, arm, size)
   binary, flags = ctx['icount_arms'][arm]
   key = case.icount[0]
   value = size if key == 'scale' else int(size)
   tmp = Path(tempfile.mkdtemp(prefix='cg-', dir=str(WORK / 'tmp')))
   try:
-    cmd = ['valgrind', '--tool=callgrind', '--separate-threads=yes',
-           '--dump-line=no', '--callgrind-out-file=%s/cg.%%p' % tmp,
-           str(binary)] + ctx['icount_flags'] + flags + inprocess_cmd(
-               case, {key: value})
+    cmd = valgrind_cmd(ctx, tmp, binary, flags) + inprocess_cmd(
+        case, {key: value})
     # Upstream's harness spawns its HTTP benchmarkers at startup (`wrk -h`,
     # ...): callgrind's files of those children are not this run's.
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE,
@@ -665,19 +766,7 @@ def callgrind(ctx, case, arm, size):
       die('%s (%s) under callgrind failed (exit %d): %s\n%s%s' %
           (case.id, arm, proc.returncode, ' '.join(cmd), stdout[-2000:],
            stderr[-3000:]))
-    threads = {}
-    for f in tmp.iterdir():
-      m = re.fullmatch(r'cg\.%d-(\d+)' % proc.pid, f.name)
-      if not m:
-        continue
-      for line in f.read_text(errors='replace').splitlines():
-        if line.startswith('totals:') or line.startswith('summary:'):
-          threads[int(m.group(1))] = int(line.split()[1])
-          break
-    if 1 not in threads:
-      die('%s (%s): no callgrind totals in %s' % (case.id, arm, tmp))
-    return {'main': threads[1], 'all': sum(threads.values()),
-            'threads': len(threads)}
+    return callgrind_totals(tmp, proc.pid, '%s (%s)' % (case.id, arm))
   finally:
     shutil.rmtree(tmp, ignore_errors=True)
 

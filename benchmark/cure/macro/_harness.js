@@ -106,4 +106,11 @@ function prng(seed) {
   };
 }
 
-module.exports = { createBenchmark, parseArgs, prng };
+// Exit normally (so that callgrind writes its counts) once standard input
+// ends: the runner closes it after the last request.
+function exitAtEndOfInput() {
+  process.stdin.on('data', () => {});
+  process.stdin.on('end', () => process.exit(0));
+}
+
+module.exports = { createBenchmark, exitAtEndOfInput, parseArgs, prng };

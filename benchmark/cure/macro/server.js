@@ -13,18 +13,21 @@
 //   fastify   Fastify, a route returning { hello: 'world' } (JSON), as
 //             Fastify's own benchmark
 //
-//   node server.js framework=express middleware=100
+//   node server.js framework=express middleware=100 [exit=stdin]
 //   {"port":40123,"pid":1234}      (on stdout, once listening)
 //
-// It serves until it is killed (SIGTERM).
-const { parseArgs } = require('./_harness.js');
+// It serves until it is killed (SIGTERM), or with exit=stdin until its
+// standard input ends, then exits normally: the instruction-count mode runs
+// it under callgrind, which writes its counts at a normal exit.
+const { parseArgs, exitAtEndOfInput } = require('./_harness.js');
 
-const { framework, middleware } =
-  parseArgs({ framework: 'http', middleware: 1 });
+const { framework, middleware, exit } =
+  parseArgs({ framework: 'http', middleware: 1, exit: 'signal' });
 const HOST = '127.0.0.1';
 const BODY = 'hello world';
 
 function ready(port) {
+  if (exit === 'stdin') exitAtEndOfInput();
   process.stdout.write(JSON.stringify({ port, pid: process.pid }) + '\n');
 }
 

@@ -10,13 +10,15 @@
 //   node ws-echo.js role=client port=40123 connections=50 duration=5 size=64
 //   {"messages":812345,"seconds":5.002,"errors":0}
 //
-// The server serves until it is killed (SIGTERM).
+// The server serves until it is killed (SIGTERM), or with exit=stdin until
+// its standard input ends (as server.js's).
 const { WebSocket, WebSocketServer } = require('ws');
-const { parseArgs } = require('./_harness.js');
+const { parseArgs, exitAtEndOfInput } = require('./_harness.js');
 
 const HOST = '127.0.0.1';
 const args = parseArgs({
   role: 'server', port: 0, connections: 50, duration: 5, size: 64,
+  exit: 'signal',
 });
 
 function server() {
@@ -25,6 +27,7 @@ function server() {
     ws.on('message', (data, isBinary) => ws.send(data, { binary: isBinary }));
   });
   wss.on('listening', () => {
+    if (args.exit === 'stdin') exitAtEndOfInput();
     process.stdout.write(
       JSON.stringify({ port: wss.address().port, pid: process.pid }) + '\n');
   });
