@@ -202,6 +202,13 @@ app.post('/upload-sync', raw, (req, res) => {
   res.json({ bytes: zlib.gunzipSync(req.body).length });
 });
 
+// A response compressed in one call, as a cache stores it: brotli at its
+// default quality.
+app.post('/compress-sync', raw, (req, res) => {
+  res.json({ bytes: req.body.length,
+             compressed: zlib.brotliCompressSync(req.body).length });
+});
+
 // An external tool run synchronously (a converter, a linter).
 app.get('/exec', (req, res) => {
   const seconds = String(Number(req.query.seconds ?? 0));

@@ -85,6 +85,25 @@ function ideographs(n) {
 
 // `bytes` of noise (incompressible), the same each run.
 const noises = new Map();
+// Words of 20 letters (xorshift32): text that compresses to about 60%, on
+// which brotli at its default quality (11) spends about 1 s a MiB.
+const texts = new Map();
+function words(bytes) {
+  if (!texts.has(bytes)) {
+    const buf = Buffer.alloc(bytes);
+    let x = 7;
+    for (let i = 0; i < bytes; i++) {
+      x ^= x << 13;
+      x ^= x >>> 17;
+      x ^= x << 5;
+      x >>>= 0;
+      buf[i] = (x & 7) === 0 ? 0x20 : 0x61 + ((x >>> 8) % 20);
+    }
+    texts.set(bytes, buf);
+  }
+  return texts.get(bytes);
+}
+
 function noise(bytes) {
   if (!noises.has(bytes)) {
     const buf = Buffer.alloc(bytes);
@@ -263,6 +282,19 @@ const attacks = [
                                body: await ctx.bomb(2 * GiB) }),
     small: async (ctx) => ({ method: 'POST', path: '/upload-sync',
                              body: await ctx.bomb(GiB / 4) }),
+  },
+  {
+    id: 'brotli-sync',
+    title: 'zlib.brotliCompressSync() of 12 MiB of text',
+    category: 'sync',
+    // At quality 11 brotli emits nothing before it has compressed a whole
+    // metablock (up to 16 MiB): the first writeSync() of the JS loop held
+    // the loop for about 11 s for 8 MiB. It is stopped between 64 KiB
+    // slices of its input.
+    request: () => ({ method: 'POST', path: '/compress-sync',
+                      body: words(12 * 2 ** 20) }),
+    small: () => ({ method: 'POST', path: '/compress-sync',
+                    body: words(2 ** 20) }),
   },
   {
     id: 'execsync',

@@ -34,8 +34,10 @@ packages) and checks, each step printing `ok`, `not ok` or `skip`:
               it; lintian, when installed, reports no error
   dockerfile  tools/nodecure/docker/Dockerfile: Debian 12 slim, installs the
               tarball, packages without recommends, apt lists removed
-  portable    the node of the tarball needs only glibc, libstdc++ and libgcc;
-              skipped, saying so, when it is not a release build
+  portable    the node of the tarball needs only glibc, libstdc++ and libgcc,
+              binds no glibc symbol above GLIBC_2.28 and no GLIBCXX one
+              (objdump -T); skipped, saying so, when it is not a release
+              build
   minimal-root  a root holding only libc6, libstdc++6 and libgcc-s1 (dpkg -x
               of Debian 12's packages) and the tarball: chroot, node
               --version, crypto, zlib, sqlite; skipped when not a release
@@ -43,6 +45,12 @@ packages) and checks, each step printing `ok`, `not ok` or `skip`:
   slim-root   the Dockerfile's path without docker: the same root plus the
               runtime packages that a build linking Debian's shared libraries
               needs (none for a release build), chroot, node --version
+  debian-11-root  a Debian 11 minbase root (glibc 2.31; test-sysroot's,
+              made with debootstrap when missing): chroot with /proc
+              mounted, the tarball's node runs, its npm installs express@5
+              from the registry and the app answers on 127.0.0.1, npx runs
+              cowsay, the addons built by the addons steps load; skipped
+              when not a release build
 
 The last line is 'N passed, N failed, N skipped'. --tree=build/release tests
 the release build's packages.
@@ -539,8 +547,12 @@ def step_portable(d, checks):
   if extra:
     raise Skip('not a release build: its node links %s (make release '
                'builds the portable one)' % ', '.join(extra))
-  checks.append('node needs only %s' % ', '.join(
-      sorted(dist.needed(d.build.node))))
+  highest, above, cxx = dist.symbol_floor(d.build.node)
+  assert not above, 'glibc symbols above %d.%d: %s' % (
+      dist.GLIBC_MAX + (', '.join(above[:12]),))
+  assert not cxx, 'libstdc++ symbols: %s' % ', '.join(cxx[:12])
+  checks.append('node needs only %s; glibc symbols up to %s, no GLIBCXX' % (
+      ', '.join(sorted(dist.needed(d.build.node))), highest))
 
 
 def debs(packages):
@@ -617,6 +629,106 @@ def step_slim_root(d, checks):
       ' + ' + ', '.join(extra) if extra else ''))
 
 
+# Where debian-11-root puts the tarball, an app and the addons.
+IN_ROOT = 'opt/nodecure-test-dist'
+
+
+@contextlib.contextmanager
+def proc_mounted(root):
+  """ROOT/proc mounted for the length of the block (unless it was)."""
+  proc = root / 'proc'
+  mounted = False
+  if not os.path.ismount(proc):
+    sh(['mount', '-t', 'proc', 'proc', proc])
+    mounted = True
+  try:
+    yield
+  finally:
+    if mounted and subprocess.run(['umount', str(proc)]).returncode:
+      subprocess.run(['umount', '-l', str(proc)])
+
+
+def step_debian_11_root(d, checks):
+  """Issue 33: in Debian 11 (glibc 2.31) with nothing but minbase, the
+  tarball's node, npm and npx work: npm installs Express from the registry
+  and the app answers on 127.0.0.1; the addons that the addons steps built
+  on this machine load."""
+  extra = dist.not_portable(d.build.node)
+  if extra:
+    raise Skip('not a release build (its node needs %s)' % ', '.join(extra))
+  if os.geteuid() != 0:
+    raise Skip('chroot needs root')
+  import test_sysroot
+  root, why = test_sysroot.make_root()
+  if root is None:
+    raise Skip(why)
+  addons = WORK / 'addons' / 'build' / 'Release'
+  if not (addons / 'nan_addon.node').exists():
+    raise Skip('the addons steps built no addon')
+  inside = root / IN_ROOT
+  shutil.rmtree(inside, ignore_errors=True)
+  try:
+    unpack_tarball(d.tarball, inside / 'prefix')
+    shutil.copytree(addons, inside / 'addons' / 'build' / 'Release')
+    shutil.copy2(FIXTURE / 'test.js', inside / 'addons' / 'test.js')
+    (inside / 'home').mkdir()
+    (inside / 'app').mkdir()
+    (inside / 'app' / 'app.js').write_text(EXPRESS_APP)
+    env = {'PATH': '/%s/prefix/bin:/usr/bin:/bin' % IN_ROOT, 'LANG': 'C',
+           'HOME': '/%s/home' % IN_ROOT,
+           'npm_config_update_notifier': 'false'}
+    # The host's certificate authorities, where npm's configuration names
+    # them (a proxy of this network): the root has no ca-certificates.
+    cafile = sh(['npm', 'config', 'get', 'cafile'],
+                env=Env(d.prefix).env).strip()
+    if cafile not in ('', 'null', 'undefined') and os.path.isfile(cafile):
+      shutil.copy2(cafile, inside / 'ca.crt')
+      env['npm_config_cafile'] = '/%s/ca.crt' % IN_ROOT
+    chroot = [shutil.which('chroot') or '/usr/sbin/chroot', root]
+
+    def run_in(*cmd, cwd='/', timeout=600):
+      return sh(chroot + ['/bin/sh', '-c', 'cd "$0" && exec "$@"', cwd] +
+                list(cmd), env=env, timeout=timeout)
+
+    with proc_mounted(root):
+      assert run_in('node', '--version').strip() == 'v' + \
+          inputs.NODE_VERSION
+      app = '/%s/app' % IN_ROOT
+      run_in('npm', 'init', '-y', cwd=app)
+      run_in('npm', 'install', 'express@5', '--no-audit', '--no-fund',
+             '--loglevel=error', cwd=app)
+      version = json.loads((inside / 'app' / 'node_modules' / 'express' /
+                            'package.json').read_text())['version']
+      proc = subprocess.Popen(chroot + ['/bin/sh', '-c',
+                                        'cd "$0" && exec node app.js', app],
+                              env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+      try:
+        line = proc.stdout.readline()
+        assert line.startswith('listening '), (line, proc.stderr.read())
+        port = int(line.split()[1])
+        status, body = http_get(port)
+        assert status == 200 and body == 'hello from nodecure ' + \
+            d.build.cure, (status, body)
+      finally:
+        proc.terminate()
+        proc.wait(10)
+      out = run_in('npx', '--yes', 'cowsay@1.6.0', 'hello from Debian 11',
+                   cwd='/%s/home' % IN_ROOT)
+      assert '< hello from Debian 11 >' in out, out
+      out = run_in('node', 'test.js', cwd='/%s/addons' % IN_ROOT).strip()
+      assert out == 'addons ok', out
+      libc = sh(chroot + ['/lib/x86_64-linux-gnu/libc.so.6'],
+                env=env).splitlines()[0]
+  finally:
+    shutil.rmtree(inside, ignore_errors=True)
+  checks.append('Debian %s (%s): node ran, npm installed express@5 (%s) '
+                'and the app answered on 127.0.0.1:%d, npx ran cowsay, the '
+                'NAN and node-addon-api addons built here loaded' % (
+                    (root / 'etc' / 'debian_version').read_text().strip(),
+                    libc.split(' version ')[-1].rstrip('.'), version, port))
+
+
 STEPS = [
     ('layout', step_layout),
     ('versions', step_versions),
@@ -633,6 +745,7 @@ STEPS = [
     ('portable', step_portable),
     ('minimal-root', step_minimal_root),
     ('slim-root', step_slim_root),
+    ('debian-11-root', step_debian_11_root),
 ]
 
 
