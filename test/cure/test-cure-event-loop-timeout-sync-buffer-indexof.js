@@ -2,7 +2,7 @@
 'use strict';
 // buf.indexOf(), buf.lastIndexOf() and buf.includes() of a string or a
 // buffer search in windows of 256 KiB (src/node_buffer_search.h) and are
-// stopped between them: a search of 'ab' in 512 MiB of 'a' took 3.2 s in
+// stopped between them: a search of 'ab' in 512 MiB of 'a' took 3.0 s in
 // one call (13 s for 2 GiB), with nothing asking for the budget. Searches
 // that are not stopped give the results of a run without the option, with
 // matches before, across and after window boundaries, forward and backward,
