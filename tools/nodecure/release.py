@@ -7,20 +7,27 @@ those are installed. A release build links all of them statically, from
 Debian's source packages pinned in inputs.DEBIAN_RELEASE (trixie's OpenSSL
 3.5 line, sqlite 3.46, nghttp2 1.64, brotli, zstd 1.5.7, zlib 1.3.1), so
 that its node needs only glibc, libstdc++ and libgcc, as the official
-binary. Steps (each one also a subcommand):
+binary; and every unit, these libraries and Node's own dependencies
+included, is compiled and linked against sysroot.py's Debian 11 sysroot
+with glibc-2.28.h, so that it needs glibc 2.28 at most, as the official
+binary (issue 33). Steps (each one also a subcommand):
 
   fetch      the pinned sources, by file name and sha256 (archive.py, as
              ./configure fetches its own)
-  deps       each built as a static PIC library into build/release-deps/
-             (Debian's patch series applied first, as for c-ares)
+  deps       the sysroot (if missing), then each built as a static PIC
+             library into build/release-deps/ (Debian's patch series
+             applied first), and c-ares, ada, simdjson and llhttp again as
+             ./configure builds them, all with the sysroot's flags
   tree       build/release: a git worktree of build/node's HEAD (upstream
              plus the whole patch queue) with our new files copied in
   configure  upstream's configure.py in build/release with
              --shared-<lib>-includes/-libpath pointing at the static
              libraries (the way c-ares, ada and simdjson are linked today),
              so that they link statically
-  build      make -C build/release/out node, with -Wl,--as-needed (clang
-             builds add -latomic, which node does not use)
+  build      make -C build/release/out node, with the sysroot's flags and
+             -Wl,--as-needed (clang builds add -latomic, which node does
+             not use); then the gate: no library beyond the official
+             binary's, no GLIBC_ symbol above 2.28, no GLIBCXX_ one
   all        every step above (`make release`)
 
 --dry-run prints what each step would run without building anything (the
