@@ -24,7 +24,9 @@
 #                              corepack, node-gyp, n and the .deb
 #   make release               the portable release build (build/release):
 #                              OpenSSL, zlib, brotli, nghttp2, sqlite, zstd
-#                              linked statically; then DIST_TREE=build/release
+#                              linked statically, every unit against the
+#                              glibc 2.31 sysroot (glibc 2.28 at most);
+#                              then DIST_TREE=build/release
 
 PYTHON ?= python3
 JOBS ?= $(shell nproc)
@@ -212,8 +214,10 @@ test-dist: $(DIST_NODE)
 
 # The portable release build: static OpenSSL 3.5, zlib, brotli, nghttp2,
 # sqlite and zstd from Debian's sources (build/release-deps), then Node in
-# build/release from build/node's tree. About 15 minutes once make has
-# warmed the cache; a cold build otherwise (building.md).
+# build/release from build/node's tree, every unit compiled and linked
+# against the sysroot of make test-sysroot, ending in a glibc 2.28 gate.
+# Cold the first time (1-3 hours on 2 cores; it shares no cache entry with
+# build/node), minutes after (building.md).
 release-deps:
 	$(PYTHON) tools/nodecure/release.py deps
 
