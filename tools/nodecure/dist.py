@@ -452,13 +452,18 @@ def deb_version(build):
 
 
 def shlibs_depends(binary):
-  """Depends of the ELF files, by dpkg-shlibdeps."""
+  """Depends of the ELF files, by dpkg-shlibdeps: with the host's symbols
+  files, or for a portable (release) build with the sysroot's packages'
+  (sysroot.symbols_dir), so that Depends is what Debian 11 can meet."""
   with tempfile.TemporaryDirectory() as tmp:
     (Path(tmp) / 'debian').mkdir()
     (Path(tmp) / 'debian' / 'control').write_text(
         'Source: nodecure\n\nPackage: nodecure\nArchitecture: any\n')
-    out = run(['dpkg-shlibdeps', '-O', '-e%s' % binary], cwd=tmp,
-              capture=True)
+    cmd = ['dpkg-shlibdeps', '-O']
+    if not not_portable(binary):
+      import sysroot
+      cmd.append('-S%s' % sysroot.symbols_dir(Path(tmp) / 'sysroot'))
+    out = run(cmd + ['-e%s' % binary], cwd=tmp, capture=True)
   m = re.search(r'^shlibs:Depends=(.*)$', out, re.M)
   return m.group(1).strip() if m else ''
 

@@ -426,6 +426,38 @@ def make(pins, apt=None):
   return SYSROOT
 
 
+# The run-time packages a release build's node links (dist.not_portable
+# allows nothing else): their symbols files give its .deb's Depends.
+RUNTIME = ['libc6', 'libgcc-s1']
+
+
+def symbols_dir(dest, apt=None):
+  """DEST made a dpkg-shlibdeps package build directory (-S) for a node
+  built against the sysroot: DEBIAN/symbols holds bullseye's symbols files
+  of RUNTIME, and lib/ links to the sysroot's. Debian 12's own symbols
+  files date some symbols by the headers it ships (sysconf@GLIBC_2.2.5 is
+  2.34 there, since the _SC_ values glibc 2.34 added), which a node
+  compiled against glibc 2.31's headers never passes; bullseye's dates
+  them as that node needs. The sysroot itself is not changed."""
+  apt = apt or BinaryApt()
+  if not (SYSROOT / 'lib' / TRIPLE).is_dir():
+    make(PACKAGES, apt)
+  control = Path(dest) / 'DEBIAN'
+  control.mkdir(parents=True, exist_ok=True)
+  text = ''
+  for package in RUNTIME:
+    _, version, pool, digest = PACKAGES[package]
+    deb = fetch_deb(apt, package, version, pool, digest)
+    text += run(['dpkg-deb', '--info', str(deb), 'symbols'], capture=True)
+  (control / 'symbols').write_text(text)
+  lib = Path(dest) / 'lib'
+  lib.mkdir(exist_ok=True)
+  link = lib / TRIPLE
+  if not link.exists():
+    link.symlink_to(SYSROOT / 'lib' / TRIPLE)
+  return Path(dest)
+
+
 def stamp_ok(key):
   s = SYSROOT / '.nodecure-stamp'
   return s.exists() and s.read_text() == key

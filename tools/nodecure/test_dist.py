@@ -51,6 +51,13 @@ packages) and checks, each step printing `ok`, `not ok` or `skip`:
               from the registry and the app answers on 127.0.0.1, npx runs
               cowsay, the addons built by the addons steps load; skipped
               when not a release build
+  debian-11-deb  Debian 11's own dpkg installs the .deb in a copy of that
+              root (so its Depends are met there), /usr/bin/node and npm
+              run, dpkg -r removes it; release builds only
+  debian-11-docker  the Dockerfile built FROM debian:11-slim without docker:
+              each stage a copy of the Debian 11 root, its ADD, COPY --from
+              and RUN instructions carried out (RUN in a chroot), its own
+              checks and CMD run; release builds only
 
 The last line is 'N passed, N failed, N skipped'. --tree=build/release tests
 the release build's packages.
@@ -677,13 +684,16 @@ def step_debian_11_root(d, checks):
     env = {'PATH': '/%s/prefix/bin:/usr/bin:/bin' % IN_ROOT, 'LANG': 'C',
            'HOME': '/%s/home' % IN_ROOT,
            'npm_config_update_notifier': 'false'}
-    # The host's certificate authorities, where npm's configuration names
-    # them (a proxy of this network): the root has no ca-certificates.
-    cafile = sh(['npm', 'config', 'get', 'cafile'],
-                env=Env(d.prefix).env).strip()
-    if cafile not in ('', 'null', 'undefined') and os.path.isfile(cafile):
-      shutil.copy2(cafile, inside / 'ca.crt')
-      env['npm_config_cafile'] = '/%s/ca.crt' % IN_ROOT
+    # The host's extra certificate authorities (a proxy of this network),
+    # where npm's configuration or NODE_EXTRA_CA_CERTS names them: the root
+    # has no ca-certificates, and node reads the file for npm and npx.
+    host = Env(d.prefix).env
+    cafile = sh(['npm', 'config', 'get', 'cafile'], env=host).strip()
+    for ca in (cafile, host.get('NODE_EXTRA_CA_CERTS', '')):
+      if ca not in ('', 'null', 'undefined') and os.path.isfile(ca):
+        shutil.copy2(ca, inside / 'ca.crt')
+        env['NODE_EXTRA_CA_CERTS'] = '/%s/ca.crt' % IN_ROOT
+        break
     chroot = [shutil.which('chroot') or '/usr/sbin/chroot', root]
 
     def run_in(*cmd, cwd='/', timeout=600):
@@ -729,6 +739,142 @@ def step_debian_11_root(d, checks):
                     libc.split(' version ')[-1].rstrip('.'), version, port))
 
 
+@contextlib.contextmanager
+def debian_11_copy(name):
+  """A throwaway copy of test-sysroot's Debian 11 minbase root (the
+  packages of debian:11-slim), /proc mounted, removed after the block."""
+  import test_sysroot
+  base, why = test_sysroot.make_root()
+  if base is None:
+    raise Skip(why)
+  root = WORK / name
+  if os.path.ismount(root / 'proc'):
+    subprocess.run(['umount', '-l', str(root / 'proc')])
+  shutil.rmtree(root, ignore_errors=True)
+  WORK.mkdir(parents=True, exist_ok=True)
+  sh(['cp', '-a', base, root])
+  try:
+    with proc_mounted(root):
+      yield root
+  finally:
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def release_only(d):
+  extra = dist.not_portable(d.build.node)
+  if extra:
+    raise Skip('not a release build (its node needs %s)' % ', '.join(extra))
+  if os.geteuid() != 0:
+    raise Skip('chroot needs root')
+
+
+# The PATH of the debian images and of a login shell in Debian 11.
+IMAGE_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
+
+
+def dockerfile_instructions(text, args):
+  """[(instruction, argument)] of a Dockerfile, continuations joined and
+  ${ARG}s of ARGS (the --build-args over the ARG defaults) substituted."""
+  lines = re.sub(r'\\\n', ' ', text).splitlines()
+  out, values = [], {}
+  for line in lines:
+    if not line.strip() or line.lstrip().startswith('#'):
+      continue
+    ins, arg = (line.split(None, 1) + [''])[:2]
+    if ins == 'ARG':
+      name, _, default = arg.partition('=')
+      values[name] = args.get(name, default.strip('"'))
+      continue
+    arg = re.sub(r'\$\{(\w+)\}', lambda m: values.get(m.group(1), ''), arg)
+    out.append((ins, arg, dict(values)))
+  return out
+
+
+def step_docker_debian_11(d, checks):
+  """The Dockerfile's instructions, built FROM debian:11-slim, carried out
+  without docker: each stage a copy of the Debian 11 root, ADD unpacks the
+  tarball, COPY --from copies between stages, RUN runs in a chroot with the
+  build arguments in its environment (as docker build passes them)."""
+  release_only(d)
+  name = d.tarball.name[:-len('.tar.xz')]
+  args = {'DEBIAN_IMAGE': 'debian:11-slim', 'NODECURE_TARBALL': name}
+  instructions = dockerfile_instructions(DOCKERFILE.read_text(), args)
+  froms = [a.split() for i, a, _ in instructions if i == 'FROM']
+  assert all(f[0] == 'debian:11-slim' for f in froms), froms
+  stages, ran = {}, []
+  with contextlib.ExitStack() as stack:
+    for ins, arg, values in instructions:
+      if ins == 'FROM':
+        f = arg.split()
+        label = f[2] if len(f) == 3 and f[1].upper() == 'AS' else \
+            'stage%d' % len(stages)
+        root = stack.enter_context(debian_11_copy('docker-' + label))
+        stages[label] = root
+        continue
+      if ins == 'ADD':
+        src, dest = arg.split()
+        assert src == d.tarball.name, src
+        target = root / dest.lstrip('/')
+        target.mkdir(parents=True, exist_ok=True)
+        sh(['tar', '-xJf', d.tarball, '-C', target])
+      elif ins == 'COPY':
+        m = re.match(r'--from=(\S+)\s+(\S+)\s+(\S+)$', arg)
+        assert m, 'COPY %s: only COPY --from=<stage> <dir>/ <dir>/' % arg
+        src = stages[m.group(1)] / m.group(2).lstrip('/')
+        dest = root / m.group(3).lstrip('/')
+        dest.mkdir(parents=True, exist_ok=True)
+        # docker copies a directory's contents, merging into DEST.
+        sh(['cp', '-a', '%s/.' % src, dest])
+      elif ins == 'RUN':
+        env = dict(values, PATH=IMAGE_PATH, HOME='/root', LANG='C')
+        out = sh([shutil.which('chroot') or '/usr/sbin/chroot', root,
+                  '/bin/sh', '-c', arg], env=env)
+        ran.append(out)
+      elif ins == 'CMD':
+        cmd = json.loads(arg)
+        env = {'PATH': IMAGE_PATH, 'HOME': '/root'}
+        out = sh([shutil.which('chroot') or '/usr/sbin/chroot', root] + cmd +
+                 ['-p', 'process.versions.cure'], env=env).strip()
+        assert out == d.build.cure, out
+      else:
+        assert ins in ('LABEL', 'ENV', 'WORKDIR', 'EXPOSE', 'USER'), ins
+    final = ran[-1].split()
+  assert final[0] == 'v' + inputs.NODE_VERSION, final
+  checks.append('Dockerfile FROM debian:11-slim (a copy of the Debian 11 '
+                'root per stage): %d instructions carried out, its checks '
+                'printed %s, CMD [node] runs' % (
+                    len(instructions), ' '.join(final)))
+
+
+def step_deb_debian_11(d, checks):
+  """The .deb installed by Debian 11's own dpkg in a copy of the Debian 11
+  root: dpkg refuses a package whose Depends that root cannot meet, so this
+  shows its Depends no stricter than the binary needs."""
+  release_only(d)
+  depends = deb_field(d.deb, 'Depends')
+  names = [re.split(r'[\s(]', p.strip())[0] for p in depends.split(',')]
+  assert set(names) <= set(MINIMAL_PACKAGES), depends
+  with debian_11_copy('deb-debian-11') as root:
+    shutil.copy2(d.deb, root / 'tmp' / d.deb.name)
+    chroot = [shutil.which('chroot') or '/usr/sbin/chroot', root]
+    env = {'PATH': IMAGE_PATH, 'HOME': '/root', 'LANG': 'C'}
+    sh(chroot + ['dpkg', '-i', '/tmp/' + d.deb.name], env=env)
+    assert os.readlink(root / 'usr' / 'bin' / 'node') == \
+        '/etc/alternatives/node'
+    assert sh(chroot + ['node', '--version'], env=env).strip() == \
+        'v' + inputs.NODE_VERSION
+    assert sh(chroot + ['node', '-p', 'process.versions.cure'],
+              env=env).strip() == d.build.cure
+    assert sh(chroot + ['npm', '--version'], env=env).strip() == \
+        inputs.NPM_DIST['npm'][0]
+    have = sh(chroot + ['dpkg-query', '-W', '-f', '${Package} ${Version}\\n'] +
+              names, env=env).strip().replace('\n', ', ')
+    sh(chroot + ['dpkg', '-r', 'nodecure'], env=env)
+    assert not os.path.lexists(root / 'usr' / 'bin' / 'node')
+  checks.append('Debian 11\'s dpkg -i took it (Depends: %s; the root has %s):'
+                ' /usr/bin/node, npm ran; dpkg -r removed it' % (depends, have))
+
+
 STEPS = [
     ('layout', step_layout),
     ('versions', step_versions),
@@ -746,6 +892,8 @@ STEPS = [
     ('minimal-root', step_minimal_root),
     ('slim-root', step_slim_root),
     ('debian-11-root', step_debian_11_root),
+    ('debian-11-deb', step_deb_debian_11),
+    ('debian-11-docker', step_docker_debian_11),
 ]
 
 
