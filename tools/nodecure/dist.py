@@ -715,18 +715,41 @@ def paths(build):
   }
 
 
+def origin(build):
+  """The node a package is made from: build/node's and build/release's
+  packages have the same names in build/dist, so the time alone cannot
+  tell whose they are."""
+  st = build.node.stat()
+  return '%s %d %d\n' % (build.node.resolve(), st.st_size, st.st_mtime_ns)
+
+
+def stamp(kind):
+  return DIST / '.made-from' / kind
+
+
+def make(build, kind):
+  """Make the packages of KIND and record which node they hold."""
+  out = {'binary': binary, 'headers': headers, 'deb': deb,
+         'mirror': mirror}[kind](build)
+  stamp(kind).parent.mkdir(parents=True, exist_ok=True)
+  stamp(kind).write_text(origin(build))
+  return out
+
+
 def ensure(build, kinds):
-  """Make what of KINDS is missing or older than the node it packages."""
+  """Make what of KINDS is missing, older than the node it packages or
+  made from another node."""
   made = build.node.stat().st_mtime
-  todo = {'binary': binary, 'headers': headers, 'deb': deb, 'mirror': mirror}
   for kind in kinds:
     since = made
     if kind == 'mirror':  # and the tarballs it holds
       since = max([made] + [p.stat().st_mtime for k in ('binary', 'headers')
                             for p in paths(build)[k] if p.exists()])
     if any(not p.exists() or p.stat().st_mtime < since
-           for p in paths(build)[kind]):
-      todo[kind](build)
+           for p in paths(build)[kind]) or \
+        not stamp(kind).exists() or \
+        stamp(kind).read_text() != origin(build):
+      make(build, kind)
 
 
 def main():
@@ -748,21 +771,15 @@ def main():
         (build.cure, inputs.NODE_VERSION, root))
   elif args.command == 'uninstall':
     uninstall(build, args.destdir, args.prefix)
-  elif args.command == 'binary':
-    binary(build)
-  elif args.command == 'headers':
-    headers(build)
   elif args.command == 'mirror':
-    # The tarballs first, when missing or older than the node.
+    # The tarballs first, when missing, older than the node or another's.
     ensure(build, ['binary', 'headers'])
-    mirror(build)
-  elif args.command == 'deb':
-    deb(build)
+    make(build, 'mirror')
+  elif args.command in ('binary', 'headers', 'deb'):
+    make(build, args.command)
   else:
-    binary(build)
-    headers(build)
-    mirror(build)
-    deb(build)
+    for kind in ('binary', 'headers', 'mirror', 'deb'):
+      make(build, kind)
 
 
 if __name__ == '__main__':
