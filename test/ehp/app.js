@@ -197,6 +197,13 @@ app.get('/dh-params', (req, res) => {
   res.json({ prime: dh.getPrime('hex'), generator: dh.getGenerator('hex') });
 });
 
+// A document kept as a snapshot (an undo history, a cache of the request):
+// structuredClone() of the parsed body.
+app.post('/snapshot', json, (req, res) => {
+  const copy = structuredClone(req.body);
+  res.json({ values: Array.isArray(copy) ? copy.length : 0 });
+});
+
 // An upload that is gunzipped synchronously.
 app.post('/upload-sync', raw, (req, res) => {
   res.json({ bytes: zlib.gunzipSync(req.body).length });

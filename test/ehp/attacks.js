@@ -44,6 +44,12 @@ function items(mib) {
   return `{"items":[${record.repeat(n)}{"id":0}]}`;
 }
 
+// A JSON array of MIB MiB of small objects.
+function objects(mib) {
+  const record = '{"a":1},';
+  return `[${record.repeat(Math.floor(mib * 2 ** 20 / record.length))}{}]`;
+}
+
 const bombs = new Map();
 function bomb(bytes) {
   if (!bombs.has(bytes)) {
@@ -295,6 +301,18 @@ const attacks = [
                       body: words(12 * 2 ** 20) }),
     small: () => ({ method: 'POST', path: '/compress-sync',
                     body: words(2 ** 20) }),
+  },
+  {
+    id: 'structured-clone',
+    title: 'structuredClone() of an 8 MiB JSON body of small objects',
+    category: 'sync',
+    // About a million objects: JSON.parse takes tens of milliseconds (and
+    // polls), V8's serializer and deserializer a second or more, with no
+    // interrupt check of their own before nodecure's poll.
+    request: () => ({ method: 'POST', path: '/snapshot',
+                      body: objects(8), type: 'application/json' }),
+    small: () => ({ method: 'POST', path: '/snapshot',
+                    body: objects(1), type: 'application/json' }),
   },
   {
     id: 'execsync',
