@@ -1,0 +1,71 @@
+// Flags: --event-loop-timeout=60000
+'use strict';
+// Spreading an iterable whose next() is a builtin checks for interrupts
+// between its values (patches/v8/v8-spreading-an-iterable-checks-for-interrupts-between-its-values.patch):
+// [...segmenter.segment(text)] of 15 MB of text ran about 2 s on
+// ./node-baseline with no JavaScript in between to check the budget, far
+// past the bound below. Spreads that are not stopped give the values of a
+// run without the option.
+// Each stop runs with a budget of its own (runWithEventLoopTimeout()), in
+// a callback of a long one: the rest of the callback, whose budget starts
+// over after the TimeoutError, may meet a major GC of millions of segments.
+require('../common');
+const assert = require('assert');
+const { spawnSync } = require('child_process');
+const { runWithEventLoopTimeout } = require('node:cure');
+const { assertInterrupted, runEachInACallback } = require('../common/cure');
+
+const T = 100;
+
+// Made while the main module runs (no budget).
+const text = 'hello world, this is a test. '.repeat(2 ** 19);
+const words = new Intl.Segmenter('en', { granularity: 'word' });
+const graphemes = new Intl.Segmenter('en');
+
+const results = `(() => {
+  const words = new Intl.Segmenter('en', { granularity: 'word' });
+  const text = 'Hello, wörld! 😀 ' + 'ab cd. '.repeat(5000);
+  const out = [];
+  const spread = [...words.segment(text)];
+  out.push(spread.length, spread.slice(0, 6).map((s) => s.segment),
+           spread.filter((s) => s.isWordLike).length);
+  out.push([...new Intl.Segmenter('en').segment('é😀👍🏽x')]
+    .map((s) => s.segment));
+  out.push([...Iterator.from(words.segment(text)).drop(3).take(4)]
+    .map((s) => s.index));
+  out.push([...new Set([3, 1, 2]).values()], [...new Map([[1, 'a']])]);
+  out.push(new Intl.ListFormat('en').format(new Set(['a', 'b', 'c']).values()));
+  out.push(Array.prototype.concat.apply([], [...'héllo😀']));
+  return JSON.stringify(out);
+})()`;
+
+// The main module's first evaluation has no budget.
+const withoutOption = spawnSync(process.execPath, ['-p', results], {
+  encoding: 'utf8',
+});
+assert.strictEqual(withoutOption.status, 0, withoutOption.stderr);
+
+// fn() stopped by a budget of T ms.
+function assertStopped(label, fn) {
+  assertInterrupted(label, () => runWithEventLoopTimeout(T, fn), T);
+}
+
+runEachInACallback([
+  () => assertStopped('[...words.segment(text)]',
+                      () => [...words.segment(text)]),
+  () => assertStopped('[...graphemes.segment(text)]',
+                      () => [...graphemes.segment(text)]),
+  () => assertStopped('an iterator helper over the segments',
+                      () => [...Iterator.from(words.segment(text)).drop(1)]),
+  () => {
+    // A stopped spread leaves nothing behind: the next ones work.
+    assert.deepStrictEqual([...words.segment('a b')].map((s) => s.segment),
+                           ['a', ' ', 'b']);
+  },
+  () => {
+    // Within a budget the spreads give the values of a run without the
+    // option.
+    assert.strictEqual(runWithEventLoopTimeout(60_000, () => eval(results)),
+                       withoutOption.stdout.trim());
+  },
+]);
