@@ -1,11 +1,13 @@
 // Flags: --event-loop-timeout=60000
 'use strict';
-// Spreading an iterable whose next() is a builtin checks for interrupts
-// between its values (patches/v8/v8-spreading-an-iterable-checks-for-interrupts-between-its-values.patch):
-// [...segmenter.segment(text)] of 15 MB of text ran about 2 s on
-// ./node-baseline with no JavaScript in between to check the budget, far
-// past the bound below. Spreads that are not stopped give the values of a
-// run without the option.
+// The builtin loops that step an iterator whose next() is a builtin check
+// for interrupts between its values: spreading it
+// (patches/v8/v8-spreading-an-iterable-checks-for-interrupts-between-its-values.patch),
+// Array.from(), Object.fromEntries(), Iterator.prototype.toArray() and
+// drop() (patches/v8/v8-array-from-object-fromentries-and-iterator-helpers-check-for.patch).
+// Over 15 MB of text's segments each ran about 2 s on ./node-baseline with
+// no JavaScript in between to check the budget, far past the bound below.
+// Loops that are not stopped give the values of a run without the option.
 // Each stop runs with a budget of its own (runWithEventLoopTimeout()), in
 // a callback of a long one: the rest of the callback, whose budget starts
 // over after the TimeoutError, may meet a major GC of millions of segments.
@@ -36,6 +38,14 @@ const results = `(() => {
   out.push([...new Set([3, 1, 2]).values()], [...new Map([[1, 'a']])]);
   out.push(new Intl.ListFormat('en').format(new Set(['a', 'b', 'c']).values()));
   out.push(Array.prototype.concat.apply([], [...'héllo😀']));
+  const it = () => words.segment(text)[Symbol.iterator]();
+  out.push(Array.from(words.segment(text), (s) => s.index).slice(-3));
+  out.push(Array.from(new Map([[1, 2], [3, 4]]).keys()));
+  out.push(Iterator.from(it()).toArray().length,
+           Iterator.from(it()).drop(9990).toArray().map((s) => s.segment));
+  out.push(Object.entries(Object.fromEntries(
+    Iterator.from(it()).take(5).map((s) => [s.segment, s.index]))));
+  out.push(Object.fromEntries(new Map([['a', 1], ['b', 2]]).entries()));
   return JSON.stringify(out);
 })()`;
 
@@ -57,8 +67,24 @@ runEachInACallback([
                       () => [...graphemes.segment(text)]),
   () => assertStopped('an iterator helper over the segments',
                       () => [...Iterator.from(words.segment(text)).drop(1)]),
+  () => assertStopped('Array.from(segments)',
+                      () => Array.from(words.segment(text))),
+  () => assertStopped('Iterator.prototype.toArray()',
+                      () => Iterator.from(words.segment(text)).toArray()),
+  () => assertStopped('Iterator.prototype.drop()',
+                      () => Iterator.from(words.segment(text))
+                        .drop(Infinity).next()),
   () => {
-    // A stopped spread leaves nothing behind: the next ones work.
+    // Object.fromEntries() of a Map's entries iterator over a copy of the
+    // segments in a Map (made with a budget of its own: its making calls
+    // into JavaScript and checks anyway).
+    const map = runWithEventLoopTimeout(0, () => new Map(
+      Array.from({ length: 2 ** 22 }, (_, i) => [`k${i}`, i])));
+    assertStopped('Object.fromEntries(map.entries())',
+                  () => Object.fromEntries(map.entries()));
+  },
+  () => {
+    // A stopped loop leaves nothing behind: the next ones work.
     assert.deepStrictEqual([...words.segment('a b')].map((s) => s.segment),
                            ['a', ' ', 'b']);
   },
