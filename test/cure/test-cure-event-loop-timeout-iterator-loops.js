@@ -4,9 +4,12 @@
 // for interrupts between its values: spreading it
 // (patches/v8/v8-spreading-an-iterable-checks-for-interrupts-between-its-values.patch),
 // Array.from(), Object.fromEntries(), Iterator.prototype.toArray() and
-// drop() (patches/v8/v8-array-from-object-fromentries-and-iterator-helpers-check-for.patch).
+// drop() (patches/v8/v8-array-from-object-fromentries-and-iterator-helpers-check-for.patch),
+// and the fast path of spreading a string
+// (patches/v8/v8-spreading-a-string-checks-for-interrupts-between-its-characters.patch).
 // Over 15 MB of text's segments each ran about 2 s on ./node-baseline with
-// no JavaScript in between to check the budget, far past the bound below.
+// no JavaScript in between to check the budget, and [...string] of 96 Mi
+// characters 7 to 13 s, far past the bound below.
 // Loops that are not stopped give the values of a run without the option.
 // Each stop runs with a budget of its own (runWithEventLoopTimeout()), in
 // a callback of a long one: the rest of the callback, whose budget starts
@@ -23,6 +26,8 @@ const T = 100;
 const text = 'hello world, this is a test. '.repeat(2 ** 19);
 const words = new Intl.Segmenter('en', { granularity: 'word' });
 const graphemes = new Intl.Segmenter('en');
+// Flat (an external string): flattening a rope is V8's, and not stopped.
+const long = Buffer.alloc(96 * 2 ** 20, 'x').toString('latin1');
 
 const results = `(() => {
   const words = new Intl.Segmenter('en', { granularity: 'word' });
@@ -38,6 +43,9 @@ const results = `(() => {
   out.push([...new Set([3, 1, 2]).values()], [...new Map([[1, 'a']])]);
   out.push(new Intl.ListFormat('en').format(new Set(['a', 'b', 'c']).values()));
   out.push(Array.prototype.concat.apply([], [...'héllo😀']));
+  const mixed = 'a😀b\\uD800c\\uDC00'.repeat(50000) + '😀';
+  const chars = [...mixed];
+  out.push(chars.length, chars.slice(-8), Array.from(mixed).length);
   const it = () => words.segment(text)[Symbol.iterator]();
   out.push(Array.from(words.segment(text), (s) => s.index).slice(-3));
   out.push(Array.from(new Map([[1, 2], [3, 4]]).keys()));
@@ -74,6 +82,7 @@ runEachInACallback([
   () => assertStopped('Iterator.prototype.drop()',
                       () => Iterator.from(words.segment(text))
                         .drop(Infinity).next()),
+  () => assertStopped('[...string] of 96 Mi characters', () => [...long]),
   () => {
     // Object.fromEntries() of a Map's entries iterator over a copy of the
     // segments in a Map (made with a budget of its own: its making calls
