@@ -518,9 +518,9 @@ Node.js %(major)s with first-class timeouts
  TimeoutError while every other client keeps being served.
  .
  It is a drop-in node: process.version is v%(node)s and addons built for
- Node %(major)s load. This package installs it under %(prefix)s, with npm %(npm)s
- and corepack %(corepack)s, and registers node, npm, npx and corepack with
- update-alternatives, beside Debian's nodejs.'''
+ Node %(major)s load. This package installs it under %(prefix)s, with
+ npm %(npm)s and corepack %(corepack)s, and registers node, npm, npx and
+ corepack with update-alternatives, beside Debian's nodejs.'''
 
 COPYRIGHT = '''\
 Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
@@ -616,7 +616,9 @@ def deb(build):
       'node': as_field((build.tree / 'LICENSE').read_text())})
   overrides = pkg / 'usr' / 'share' / 'lintian' / 'overrides'
   overrides.mkdir(parents=True)
-  (overrides / 'nodecure').write_text(LINTIAN_OVERRIDES)
+  (overrides / 'nodecure').write_text(
+      LINTIAN_OVERRIDES + ('' if not_portable(build.node) else
+                           LINTIAN_OVERRIDES_PORTABLE))
   # Permissions as dpkg expects them, whatever the umask.
   for p in pkg.rglob('*'):
     if p.is_symlink():
@@ -699,6 +701,16 @@ nodecure: old-fsf-address-in-copyright-file
 nodecure: initial-upload-closes-no-bugs *
 # The man page is reached through the node alternative's slave link.
 nodecure: binary-without-manpage [usr/lib/nodecure/bin/node]
+'''
+
+# The release build (make release) links zlib, OpenSSL, brotli, nghttp2,
+# sqlite and zstd statically, so that its node needs nothing but glibc
+# and libgcc (doc/contributing/distributing.md); lintian recognizes the
+# zlib in it.
+LINTIAN_OVERRIDES_PORTABLE = '''\
+# The release build links zlib statically (as OpenSSL, brotli, nghttp2,
+# sqlite and zstd), so that it needs nothing but glibc and libgcc.
+nodecure: embedded-library zlib [usr/lib/nodecure/bin/node]
 '''
 
 
