@@ -45,6 +45,58 @@ function callsWithBudgets(operations, seed, iterations, onResult) {
   return stopped;
 }
 
+// The stress above on three threads at once: the main thread (seed 1) and
+// two workers of `file` (seeds 2 and 3), each making `iterations` calls of
+// `operations` ([name, sizes, op], each op returning a string), checking
+// every result that was not stopped against the results without a budget,
+// then all of those again (nothing left behind by a stopped call). The main
+// thread must see some calls stopped and some not. `file` calls this at its
+// top level, on every thread.
+function runStressOnThreads(file, operations, iterations) {
+  const { Worker, isMainThread, workerData, parentPort } =
+    require('worker_threads');
+  const { runWithEventLoopTimeout } = require('node:cure');
+  const expectedResults = () => {
+    const out = {};
+    for (const [name, sizes, op] of operations)
+      for (const n of sizes) out[`${name}/${n}`] = op(n);
+    return out;
+  };
+  const stress = (expected, seed) => {
+    const check = (name, n, result) => {
+      assert.strictEqual(result, expected[`${name}/${n}`], `${name}/${n}`);
+    };
+    const stopped = callsWithBudgets(operations, seed, iterations, check);
+    assert.deepStrictEqual(runWithEventLoopTimeout(0, expectedResults),
+                           expected);
+    return stopped;
+  };
+  if (!isMainThread) {
+    setImmediate(() => {
+      parentPort.postMessage(stress(workerData.expected, workerData.seed));
+    });
+    return;
+  }
+  const expected = runWithEventLoopTimeout(0, expectedResults);
+  for (const seed of [2, 3]) {
+    const worker = new Worker(file, {
+      workerData: { expected, seed },
+      execArgv: ['--event-loop-timeout=60000'],
+    });
+    worker.on('message', common.mustCall((stopped) => {
+      console.log(`worker ${seed}: ${stopped} of ${iterations} stopped`);
+    }));
+    worker.on('error', common.mustNotCall());
+    worker.on('exit', common.mustCall((code) => assert.strictEqual(code, 0)));
+  }
+  setImmediate(common.mustCall(() => {
+    const stopped = stress(expected, 1);
+    console.log(`main: ${stopped} of ${iterations} stopped`);
+    // The sizes make some calls stop and others finish.
+    assert.ok(stopped > 0 && stopped < iterations, `${stopped}`);
+  }));
+}
+
 // Asserts that fn() is interrupted by the event-loop TimeoutError of a
 // budget of `budget` ms, and prints how long after its call. The design
 // target is budget + 50 ms; the bound is generous for loaded test machines.
@@ -59,6 +111,16 @@ function assertInterrupted(label, fn, budget) {
   assert.ok(elapsed < budget + 1000,
             `${label}: interrupted after ${elapsed} ms`);
   console.log(`${label}: interrupted after ${elapsed.toFixed(1)} ms`);
+}
+
+// Asserts that fn() is stopped by a budget of `budget` ms of its own
+// (node:cure's runWithEventLoopTimeout()), for tests whose callbacks have a
+// long budget: after the TimeoutError the rest of a callback starts its
+// budget over, and a major GC there (of the megabytes a stopped call
+// leaves) must not cost it a second TimeoutError.
+function assertStopped(label, fn, budget) {
+  const { runWithEventLoopTimeout } = require('node:cure');
+  assertInterrupted(label, () => runWithEventLoopTimeout(budget, fn), budget);
 }
 
 // Runs each of `cases` in a setImmediate callback of its own, one after the
@@ -400,6 +462,7 @@ function checkStoresAgainstChild(results, names, tracked, file) {
 module.exports = {
   abandonFifoRead,
   assertInterrupted,
+  assertStopped,
   assertLeftOnAnExecutor,
   assertStopsInPlaceInAWorker,
   awaitNoAbandonedThread,
@@ -415,6 +478,7 @@ module.exports = {
   checkBudgetOption,
   lcg,
   callsWithBudgets,
+  runStressOnThreads,
   runEachInACallback,
   loopUntilInterrupted,
   trackStores,

@@ -8,12 +8,8 @@
 // TimeoutError: no other error, no crash, and no state left behind by an
 // interrupted call (ICU's per-thread callback, a half-parsed pattern) that
 // would change a later result.
-const common = require('../common');
-const assert = require('assert');
-const { Worker, isMainThread, workerData, parentPort } =
-  require('worker_threads');
-const { runWithEventLoopTimeout } = require('node:cure');
-const { callsWithBudgets } = require('../common/cure');
+require('../common');
+const { runStressOnThreads } = require('../common/cure');
 
 const marks = (n, order) => 'a' + order.repeat(n / 2);
 const tag = (n) => 'en-' + Array.from({ length: n },
@@ -67,47 +63,4 @@ const operations = [
   }],
 ];
 
-function expectedResults() {
-  const out = {};
-  for (const [name, sizes, op] of operations)
-    for (const n of sizes) out[`${name}/${n}`] = op(n);
-  return out;
-}
-
-function stress(expected, seed, iterations) {
-  const check = (name, n, result) => {
-    assert.strictEqual(result, expected[`${name}/${n}`], `${name}/${n}`);
-  };
-  const stopped = callsWithBudgets(operations, seed, iterations, check);
-  // Nothing left behind: every result again, without a budget.
-  assert.deepStrictEqual(runWithEventLoopTimeout(0, expectedResults),
-                         expected);
-  return stopped;
-}
-
-if (isMainThread) {
-  const expected = runWithEventLoopTimeout(0, expectedResults);
-  const iterations = 120;
-  for (const seed of [2, 3]) {
-    const worker = new Worker(__filename, {
-      workerData: { expected, seed, iterations },
-      execArgv: ['--event-loop-timeout=60000'],
-    });
-    worker.on('message', common.mustCall((stopped) => {
-      console.log(`worker ${seed}: ${stopped} of ${iterations} stopped`);
-    }));
-    worker.on('error', common.mustNotCall());
-    worker.on('exit', common.mustCall((code) => assert.strictEqual(code, 0)));
-  }
-  setImmediate(common.mustCall(() => {
-    const stopped = stress(expected, 1, iterations);
-    console.log(`main: ${stopped} of ${iterations} stopped`);
-    // The sizes make some calls stop and others finish.
-    assert.ok(stopped > 0 && stopped < iterations, `${stopped}`);
-  }));
-} else {
-  setImmediate(() => {
-    parentPort.postMessage(stress(workerData.expected, workerData.seed,
-                                  workerData.iterations));
-  });
-}
+runStressOnThreads(__filename, operations, 120);

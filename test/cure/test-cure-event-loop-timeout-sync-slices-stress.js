@@ -9,15 +9,11 @@
 // TimeoutError: no other error, no crash (make test-asan runs this under
 // AddressSanitizer), and nothing left behind by a stopped call (a section
 // still entered, a stop not taken) that would change a later result.
-const common = require('../common');
-const assert = require('assert');
+require('../common');
 const crypto = require('crypto');
 const zlib = require('zlib');
 const { StringDecoder } = require('string_decoder');
-const { Worker, isMainThread, workerData, parentPort } =
-  require('worker_threads');
-const { runWithEventLoopTimeout } = require('node:cure');
-const { callsWithBudgets } = require('../common/cure');
+const { runStressOnThreads } = require('../common/cure');
 
 const MiB = 2 ** 20;
 // Bytes from a fixed seed (xorshift32), made once per thread.
@@ -61,47 +57,4 @@ const operations = [
      .digest('base64')],
 ];
 
-function expectedResults() {
-  const out = {};
-  for (const [name, sizes, op] of operations)
-    for (const n of sizes) out[`${name}/${n}`] = op(n);
-  return out;
-}
-
-function stress(expected, seed, iterations) {
-  const check = (name, n, result) => {
-    assert.strictEqual(result, expected[`${name}/${n}`], `${name}/${n}`);
-  };
-  const stopped = callsWithBudgets(operations, seed, iterations, check);
-  // Nothing left behind: every result again, without a budget.
-  assert.deepStrictEqual(runWithEventLoopTimeout(0, expectedResults),
-                         expected);
-  return stopped;
-}
-
-if (isMainThread) {
-  const expected = runWithEventLoopTimeout(0, expectedResults);
-  const iterations = 100;
-  for (const seed of [2, 3]) {
-    const worker = new Worker(__filename, {
-      workerData: { expected, seed, iterations },
-      execArgv: ['--event-loop-timeout=60000'],
-    });
-    worker.on('message', common.mustCall((stopped) => {
-      console.log(`worker ${seed}: ${stopped} of ${iterations} stopped`);
-    }));
-    worker.on('error', common.mustNotCall());
-    worker.on('exit', common.mustCall((code) => assert.strictEqual(code, 0)));
-  }
-  setImmediate(common.mustCall(() => {
-    const stopped = stress(expected, 1, iterations);
-    console.log(`main: ${stopped} of ${iterations} stopped`);
-    // The sizes make some calls stop and others finish.
-    assert.ok(stopped > 0 && stopped < iterations, `${stopped}`);
-  }));
-} else {
-  setImmediate(() => {
-    parentPort.postMessage(stress(workerData.expected, workerData.seed,
-                                  workerData.iterations));
-  });
-}
+runStressOnThreads(__filename, operations, 100);
