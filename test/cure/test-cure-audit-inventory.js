@@ -28,7 +28,8 @@ const { internalBinding } = require('internal/test/binding');
 
 const DOC = path.join('doc', 'contributing', 'timeout-audit.md');
 const KINDS = new Set(['constant', 'async', 'section', 'hop', 'polls', 'js',
-                       'chunked', 'limit', 'unbounded', 'unverified']);
+                       'chunked', 'limit', 'sized', 'operator', 'unbounded',
+                       'unverified']);
 const BASE = process.versions.node.split('.')[0];
 // The bases the inventory has a column for (22's is kept as it was at the
 // tag v22.22.2-cure.0.1.0).

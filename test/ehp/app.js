@@ -109,6 +109,26 @@ app.post('/normalize', json, (req, res) => {
   res.json({ length: text.repeat(times).normalize('NFKC').length });
 });
 
+// A slug made from a title (lower case); the client repeats a pattern,
+// as for /normalize.
+app.post('/slug', json, (req, res) => {
+  const text = String(req.body?.text ?? '');
+  const times = Math.min(Number(req.body?.times ?? 1), 2 ** 26);
+  res.json({ length: text.repeat(times).toLowerCase().length });
+});
+
+// A report column computed by a formula the user writes (a spreadsheet
+// cell): its characters are checked, then it is compiled once with
+// new Function(), as formula and template engines do.
+app.post('/formula', json, (req, res) => {
+  const formula = String(req.body?.formula ?? '0');
+  if (!/^[\w.+\-*/() ]*$/.test(formula)) {
+    return res.status(400).json({ error: 'bad formula' });
+  }
+  const column = new Function('row', `return (${formula});`);
+  res.json({ value: column({ a: 1, b: 2 }) });
+});
+
 // A member directory sorted by name in the locale the reader asks for
 // (collation; names may carry any combining marks).
 app.post('/directory', json, (req, res) => {

@@ -222,6 +222,25 @@ const attacks = [
     }),
   },
   {
+    id: 'case-mapping',
+    title: 'toLowerCase() of 134 million Latin and Greek letters',
+    category: 'language',
+    // ICU maps the string in one call: 1.2 to 2 s on ./node-baseline (a
+    // final-sigma check per sigma); it is stopped between chunks of 4096
+    // code units.
+    request: postJson('/slug', { text: 'AΣ', times: 2 ** 26 }),
+    small: postJson('/slug', { text: 'AΣ', times: 2 ** 23 }),
+  },
+  {
+    id: 'compile',
+    title: 'new Function() of a formula of 2 million terms (12 MB)',
+    category: 'language',
+    // Parsed and compiled to bytecode in one call, about 2 s on
+    // ./node-baseline; the parser and the bytecode generator poll.
+    request: postJson('/formula', { formula: 'row.a+'.repeat(2e6) + '1' }),
+    small: postJson('/formula', { formula: 'row.a+'.repeat(2e5) + '1' }),
+  },
+  {
     id: 'bigint-parse',
     title: 'BigInt() of an amount of 10 million digits',
     category: 'language',

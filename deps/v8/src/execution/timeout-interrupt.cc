@@ -341,6 +341,23 @@ bool DeferFromEmbedderCode(Isolate* isolate, uint64_t epoch) {
 }  // namespace
 
 // static
+bool TimeoutInterrupts::WouldThrowHere(Isolate* isolate) {
+  if (!IsDue(isolate)) return false;
+  if (isolate->has_exception() || isolate->is_execution_terminating()) {
+    return false;
+  }
+  uint64_t epoch;
+  {
+    base::MutexGuard guard(&TimeoutInterruptTable::mutex());
+    auto& entries = TimeoutInterruptTable::entries();
+    auto it = entries.find(isolate);
+    if (it == entries.end() || !it->second.pending) return false;
+    epoch = it->second.epoch;
+  }
+  return CanThrowHere(isolate) && !DeferFromEmbedderCode(isolate, epoch);
+}
+
+// static
 Tagged<Object> TimeoutInterrupts::Deliver(Isolate* isolate) {
   v8::TimeoutInterrupt::Delegate* delegate;
   uint64_t epoch;

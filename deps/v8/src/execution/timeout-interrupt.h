@@ -57,6 +57,13 @@ class TimeoutInterrupts final : public AllStatic {
   // keeps the interrupt postponed. One relaxed load while none is pending.
   // Like ShouldAbort(), neither allocates nor runs JS.
   static bool IsDue(Isolate* isolate);
+  // IsDue(), and what Deliver() checks besides: that the frames let it
+  // throw here and that the embedder does not defer it. For work that fails
+  // when it stops and cannot go on after (the parser and the bytecode
+  // generator, which stop as for a stack overflow): ThrowIfDue() then
+  // throws. Walks the stack: not from a fast C call. Starts the embedder's
+  // deferral, as Deliver() would; neither allocates nor runs JS.
+  static bool WouldThrowHere(Isolate* isolate);
 
   // After ShouldAbort() said yes, outside the no-GC scope: throws the
   // termination or the TimeoutError that is due, and serves no other
