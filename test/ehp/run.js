@@ -313,7 +313,11 @@ async function repeat(attack, binary, flags, ctx, reps) {
                               attack.smallCount ?? attack.count);
   const statuses = {};
   const round = async () => {
-    const answers = await Promise.all(reqs.map((r) => send(server.port, r, 60000)));
+    const these = attack.fresh ?
+      await requests(attack, ctx, attack.small ?? attack.request,
+                     attack.smallCount ?? attack.count) :
+      reqs;
+    const answers = await Promise.all(these.map((r) => send(server.port, r, 60000)));
     for (const a of answers) {
       const key = a.status ?? a.error;
       statuses[key] = (statuses[key] ?? 0) + 1;
