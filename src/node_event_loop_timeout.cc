@@ -160,7 +160,10 @@ void EventLoopTimeout::OnTimeout(void* data,
   // V8 first: when a stopped call returns, the TimeoutError is armed, so
   // that JS which goes on after it (a partial write) is stopped too.
   TimeoutInterrupt::Request(self->isolate_, epoch);
-  if (!report) uv_sync_stop_request(self->sync_stop_, epoch);
+  if (!report) {
+    self->stop_requested_epoch_.store(epoch, std::memory_order_release);
+    uv_sync_stop_request(self->sync_stop_, epoch);
+  }
 }
 
 TimeoutInterrupt::Decision EventLoopTimeout::Check(uint64_t epoch) {

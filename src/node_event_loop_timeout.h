@@ -114,6 +114,19 @@ class EventLoopTimeout final : public v8::TimeoutInterrupt::Delegate {
                                                  const char* path,
                                                  const char* dest);
 
+  // Loop thread: for a synchronous call that polls for its stop without a
+  // section (no signal may reach it: node:sqlite's progress handler, whose
+  // library would take an EINTR for an I/O error). The running callback's
+  // epoch if its timeout was reported to stop synchronous calls
+  // (OnTimeout()) and it would stop one now (SyncCallToken()), else 0. A
+  // few loads.
+  static uint64_t DueSyncCallEpoch(Environment* env);
+  // Loop thread, after such a poll stopped a call at `epoch`: as
+  // TakeStoppedCall(), true if that is still the running callback's epoch
+  // and its report stands; the V8 timeout of that report is then dropped,
+  // and the caller throws StoppedCallError() in its place.
+  static bool TakeDueSyncCall(Environment* env, uint64_t epoch);
+
   // v8::TimeoutInterrupt::Delegate, on the Environment's thread.
   v8::TimeoutInterrupt::Decision Check(uint64_t epoch) override;
   v8::Local<v8::Value> CreateError(v8::Isolate* isolate,
@@ -180,6 +193,9 @@ class EventLoopTimeout final : public v8::TimeoutInterrupt::Delegate {
   // its own TimeoutError is not thrown again by V8 (Check()).
   std::atomic<uint64_t> reports_{0};
   uv_sync_stop_t* sync_stop_ = nullptr;  // the loop thread's
+  // The epoch of the last report that stopped synchronous calls
+  // (OnTimeout(), uv_sync_stop_request()), for DueSyncCallEpoch().
+  std::atomic<uint64_t> stop_requested_epoch_{0};
   uint64_t consumed_epoch_ = 0;          // loop thread only
   uint64_t consumed_report_ = 0;
 };

@@ -71,6 +71,27 @@ bool EventLoopTimeout::TakeStoppedCall(Environment* env) {
   return true;
 }
 
+uint64_t EventLoopTimeout::DueSyncCallEpoch(Environment* env) {
+  EventLoopTimeout* self = Find(env);
+  if (self == nullptr) return 0;
+  const uint64_t epoch =
+      self->stop_requested_epoch_.load(std::memory_order_acquire);
+  if (epoch == 0 || epoch != SyncCallToken(self)) return 0;
+  return epoch;
+}
+
+bool EventLoopTimeout::TakeDueSyncCall(Environment* env, uint64_t epoch) {
+  EventLoopTimeout* self = Find(env);
+  if (self == nullptr || epoch == 0 || epoch != SyncCallToken(self) ||
+      self->stop_requested_epoch_.load(std::memory_order_acquire) != epoch) {
+    return false;
+  }
+  // As TakeStoppedCall(): the report that asked for the stop is consumed.
+  self->consumed_epoch_ = epoch;
+  self->consumed_report_ = self->reports_.load(std::memory_order_relaxed);
+  return true;
+}
+
 Local<Value> EventLoopTimeout::StoppedCallError(Environment* env,
                                                 const char* api) {
   EventLoopTimeout* self = Find(env);
