@@ -1,7 +1,8 @@
 // Flags: --event-loop-timeout=60000
 'use strict';
-// ICU's case mapping polls between chunks of 4096 code units (and every
-// 256 code points of its slow path) while V8 has a timeout to deliver
+// ICU's case mapping polls between chunks of 1024 code units (whatever
+// path they take; 1024 code points in the Greek upper-casing) while V8 has
+// a timeout to deliver
 // (patches/icu/icu-let-the-embedder-stop-case-mapping-between-chunks.patch,
 // and LocaleConvertCase() in
 // patches/v8/v8-a-due-timeout-stops-icu-s-case-mapping.patch): the
@@ -29,7 +30,7 @@ upper.indexOf('x');
 lower.indexOf('x');
 
 // Mappings past many chunks, with context at the chunks' edges (a sigma
-// every 4096 code units, combining marks, dotted and dotless i), with and
+// 4096 code units apart, combining marks, dotted and dotless i), with and
 // without the option: their lengths and digests.
 const results = `(() => {
   const { createHash } = require('crypto');

@@ -231,7 +231,7 @@ const attacks = [
     title: 'toLowerCase() of 134 million Latin and Greek letters',
     category: 'language',
     // ICU maps the string in one call: 1.2 to 2 s on ./node-baseline (a
-    // final-sigma check per sigma); it is stopped between chunks of 4096
+    // final-sigma check per sigma); it is stopped between chunks of 1024
     // code units.
     request: postJson('/slug', { text: 'AΣ', times: 2 ** 26 }),
     small: postJson('/slug', { text: 'AΣ', times: 2 ** 23 }),
