@@ -2,33 +2,35 @@
 'use strict';
 // A TimeoutError that falls due while Node's own JavaScript runs is thrown
 // in the application's code, once Node's has returned to it, not half way
-// through Node's: `new vm.Script()` compiles a large source (V8's parser
-// does not check for interrupts, so the compile overruns the budget), and
-// the timeout, due when the compile returns into node:vm, is thrown at the
-// next check in this file, after the constructor finished its own work.
-// (Without this it was thrown inside node:internal/vm's
-// registerImportModuleDynamically(), the Script half set up and lost.)
+// through Node's: Buffer.concat() copies 256 MiB in one native call that
+// does not check for interrupts (the copy overruns the budget), and the
+// timeout, due when the copy returns into node:buffer, is thrown at the
+// next check in this file, after concat() finished its own work and
+// returned the whole buffer. (This test once used new vm.Script() of a
+// large source, whose compilation did not check for interrupts; the
+// parser now polls, and a compilation that overruns the budget fails with
+// the TimeoutError, leaving no Script: test-cure-event-loop-timeout-compile.js.)
 // Node's code is only waited for a little: a long loop of its own (here
 // util.inspect() of millions of elements) is still interrupted.
 const common = require('../common');
 const assert = require('assert');
 const util = require('util');
-const vm = require('vm');
 const { TimeoutError } = require('node:cure');
 const { assertInterrupted, runEachInACallback } = require('../common/cure');
 
 const T = 50;
-// About half a second to compile on a 2-core machine of 2026.
-const source = 'a = 1;\n'.repeat(2e6);
+// Made while the main module runs (no budget): two halves of 128 MiB, whose
+// copy takes 100 to 300 ms on a 2-core machine of 2026.
+const halves = [Buffer.alloc(2 ** 27, 1), Buffer.alloc(2 ** 27, 2)];
 const big = Array.from({ length: 5e6 }, (_, i) => i);
 
 function inThisFile() {}
 
 runEachInACallback([
   common.mustCall(() => {
-    let script;
+    let whole;
     assert.throws(() => {
-      script = new vm.Script(source);
+      whole = Buffer.concat(halves);
       inThisFile();  // The first check in this file's own code.
     }, (err) => {
       assert.ok(err instanceof TimeoutError, String(err));
@@ -38,7 +40,9 @@ runEachInACallback([
                    err.stack);
       return true;
     });
-    assert.ok(script instanceof vm.Script);
+    assert.strictEqual(whole.length, 2 ** 28);
+    assert.strictEqual(whole[0], 1);
+    assert.strictEqual(whole[2 ** 28 - 1], 2);
   }),
   common.mustCall(() => {
     assertInterrupted('util.inspect() of 5M elements',
