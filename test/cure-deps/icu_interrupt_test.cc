@@ -1,7 +1,8 @@
 // nodecure: patches/icu lets V8 stop ICU's quadratic loops through
 // icu::InterruptCallback: canonical reordering appends in linear time once
-// stopped, the parse of a language tag fails. `make test` (part deps)
-// compiles the two patched ICU files of build/node's tree (plain, then with
+// stopped, the parse of a language tag fails, and case mapping and a
+// collation's primary loop end early. `make test` (part deps) compiles the
+// four patched ICU files of build/node's tree (plain, then with
 // ASan and UBSan) and links them before the tree's ICU libraries. Here those
 // loops are stopped at random points, and each call is then made again
 // without a callback: it must give what it gave before, and ASan must see
@@ -93,6 +94,70 @@ TEST(IcuInterruptCallback, CollationStopsAndRecovers) {
     const UCollationResult reference = collator->compare(s, t, e);
     stopped += StoppedAt(1 + rng() % 6, [&] { collator->compare(s, t, e); });
     ASSERT_EQ(collator->compare(s, t, e), reference) << iteration;
+  }
+  EXPECT_GT(stopped, 20);
+}
+
+// Letters, Greek sigmas, dotted and dotless i, combining marks, spaces:
+// the contexts of final sigma and of the Turkish, Lithuanian and Greek
+// rules, over more code units than a poll of the callback takes (2^18
+// steps: 64 chunks of 1024).
+icu::UnicodeString RandomCased(std::mt19937* rng) {
+  static const char16_t kChars[] = {u'A',   u'a',   0x3a3, 0x3c3, 0x130,
+                                    0x131,  u'I',   u'i',  0x307, 0x301,
+                                    0x390,  0x3ac,  u' ',  0xdf,  0x1c5,
+                                    u'.'};
+  icu::UnicodeString s;
+  const int n = 70000 + (*rng)() % 200000;
+  for (int i = 0; i < n; i++) s.append(kChars[(*rng)() % 16]);
+  return s;
+}
+
+TEST(IcuInterruptCallback, CaseMappingStopsAndRecovers) {
+  std::mt19937 rng(8);
+  int stopped = 0;
+  for (int iteration = 0; iteration < 30; iteration++) {
+    const icu::UnicodeString s = RandomCased(&rng);
+    for (const char* locale : {"en", "tr", "lt", "el"}) {
+      for (bool upper : {false, true}) {
+        auto map = [&] {
+          icu::UnicodeString x = s;
+          return upper ? x.toUpper(icu::Locale(locale))
+                       : x.toLower(icu::Locale(locale));
+        };
+        const icu::UnicodeString reference = map();
+        stopped += StoppedAt(1 + rng() % 2, [&] { map(); });
+        ASSERT_EQ(map(), reference) << iteration << " " << locale << upper;
+      }
+    }
+  }
+  EXPECT_GT(stopped, 20);
+}
+
+TEST(IcuInterruptCallback, CollationPrimaryLoopStopsAndRecovers) {
+  std::mt19937 rng(9);
+  UErrorCode status = U_ZERO_ERROR;
+  std::unique_ptr<icu::Collator> collator(
+      icu::Collator::createInstance(icu::Locale("fr"), status));
+  collator->setAttribute(UCOL_NORMALIZATION_MODE, UCOL_ON, status);
+  ASSERT_TRUE(U_SUCCESS(status));
+  int stopped = 0;
+  for (int iteration = 0; iteration < 30; iteration++) {
+    // Precomposed against decomposed (equal for long: the primary loop
+    // runs over both), then a tail that may differ.
+    const int n = 70000 + rng() % 150000;
+    icu::UnicodeString s, t;
+    for (int i = 0; i < n; i++) {
+      s.append(static_cast<char16_t>(0xe9));
+      t.append(u'e').append(static_cast<char16_t>(0x301));
+    }
+    s.append(static_cast<char16_t>(u'a' + rng() % 3));
+    t.append(static_cast<char16_t>(u'a' + rng() % 3));
+    UErrorCode e = U_ZERO_ERROR;
+    const UCollationResult reference = collator->compare(s, t, e);
+    stopped += StoppedAt(1 + rng() % 2, [&] { collator->compare(s, t, e); });
+    ASSERT_EQ(collator->compare(s, t, e), reference) << iteration;
+    ASSERT_TRUE(U_SUCCESS(e));
   }
   EXPECT_GT(stopped, 20);
 }

@@ -169,7 +169,9 @@ def deps(result):
                             out / 'released',
                             base + flags + ['-w', '-Didna=idna_released'])
     objs += compile_objects([icu / 'common' / 'normalizer2impl.cpp',
-                             icu / 'common' / 'uloc_tag.cpp'],
+                             icu / 'common' / 'uloc_tag.cpp',
+                             icu / 'common' / 'ustrcase.cpp',
+                             icu / 'i18n' / 'collationcompare.cpp'],
                             out / 'icu', base + flags +
                             ['-w', '-DU_COMMON_IMPLEMENTATION=1'])
     objs += compile_objects(
