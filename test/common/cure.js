@@ -123,6 +123,22 @@ function assertStopped(label, fn, budget) {
   assertInterrupted(label, () => runWithEventLoopTimeout(budget, fn), budget);
 }
 
+// assertStopped() for a synchronous call that stops itself (in a section, or
+// at a poll of its own): its TimeoutError's message, "Synchronous <api>
+// stopped: ...", is made only where such a call stops, so it shows that the
+// stop came inside the call and not from V8 after it returned.
+function assertSyncCallStopped(label, api, fn, budget) {
+  assertStopped(label, () => {
+    try {
+      fn();
+    } catch (err) {
+      assert.ok(err.message.startsWith(`Synchronous ${api} stopped: `),
+                err.message);
+      throw err;
+    }
+  }, budget);
+}
+
 // Runs each of `cases` in a setImmediate callback of its own, one after the
 // other, so that a case's timeout never reaches the next one.
 function runEachInACallback(cases) {
@@ -463,6 +479,7 @@ module.exports = {
   abandonFifoRead,
   assertInterrupted,
   assertStopped,
+  assertSyncCallStopped,
   assertLeftOnAnExecutor,
   assertStopsInPlaceInAWorker,
   awaitNoAbandonedThread,

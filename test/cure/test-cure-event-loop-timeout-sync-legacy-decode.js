@@ -17,7 +17,7 @@ const common = require('../common');
 const assert = require('assert');
 const { runWithEventLoopTimeout } = require('node:cure');
 const {
-  assertStopped, printWithoutOptions, runEachInACallback,
+  assertSyncCallStopped, printWithoutOptions, runEachInACallback,
 } = require('../common/cure');
 
 const T = 100;
@@ -32,18 +32,6 @@ const random = Buffer.alloc(128 * 2 ** 20);
   }
 }
 
-function assertDecodeStopped(label, fn) {
-  assertStopped(label, () => {
-    try {
-      fn();
-    } catch (err) {
-      assert.strictEqual(
-        err.message.startsWith('Synchronous textDecoder.decode stopped: '),
-        true, err.message);
-      throw err;
-    }
-  }, T);
-}
 
 // 3 MiB in several encodings, in one call and streamed in pieces that do
 // not line up with the slices, with and without the option.
@@ -79,16 +67,17 @@ const results = `(() => {
 const withoutOption = printWithoutOptions(results);
 
 runEachInACallback([
-  () => assertDecodeStopped('Shift_JIS', () => new TextDecoder('shift_jis')
-    .decode(random)),
-  () => assertDecodeStopped('Big5', () => new TextDecoder('big5')
-    .decode(random)),
+  () => assertSyncCallStopped('Shift_JIS', 'textDecoder.decode',
+                              () => new TextDecoder('shift_jis').decode(random),
+                              T),
+  () => assertSyncCallStopped('Big5', 'textDecoder.decode',
+                              () => new TextDecoder('big5').decode(random), T),
   () => {
     // A streaming decoder stopped in the middle is reset: what it decodes
     // next starts afresh.
     const decoder = new TextDecoder('euc-kr');
-    assertDecodeStopped('EUC-KR, streamed',
-                        () => decoder.decode(random, { stream: true }));
+    assertSyncCallStopped('EUC-KR, streamed', 'textDecoder.decode',
+                          () => decoder.decode(random, { stream: true }), T);
     assert.strictEqual(decoder.decode(Buffer.from([0xb0, 0xa1, 0x41])),
                        '\uac00A');
   },

@@ -16,7 +16,7 @@ const assert = require('assert');
 const { DatabaseSync } = require('node:sqlite');
 const { runWithEventLoopTimeout } = require('node:cure');
 const {
-  assertStopped, printWithoutOptions, runEachInACallback,
+  assertSyncCallStopped, printWithoutOptions, runEachInACallback,
 } = require('../common/cure');
 
 const T = 100;
@@ -57,28 +57,19 @@ const results = `(() => {
 // The main module's first evaluation has no budget.
 const withoutOption = printWithoutOptions(results);
 
-function assertSqliteStopped(label, fn) {
-  assertStopped(label, () => {
-    try {
-      fn();
-    } catch (err) {
-      // The call's own error, not V8's after it: the stop took the path.
-      assert.match(err.message, /^Synchronous sqlite stopped: /);
-      throw err;
-    }
-  }, T);
-}
 
 runEachInACallback([
-  () => assertSqliteStopped('get()', () => db.prepare(long).get()),
-  () => assertSqliteStopped('all()', () => db.prepare(long).all()),
-  () => assertSqliteStopped('iterate()',
-                            () => db.prepare(long).iterate().next()),
-  () => assertSqliteStopped('exec()', () => db.exec(long)),
+  () => assertSyncCallStopped('get()', 'sqlite',
+                              () => db.prepare(long).get(), T),
+  () => assertSyncCallStopped('all()', 'sqlite',
+                              () => db.prepare(long).all(), T),
+  () => assertSyncCallStopped('iterate()', 'sqlite',
+                              () => db.prepare(long).iterate().next(), T),
+  () => assertSyncCallStopped('exec()', 'sqlite', () => db.exec(long), T),
   () => {
     // A stopped UPDATE changes nothing.
-    assertSqliteStopped('run() of an UPDATE', () => db.prepare(
-      `UPDATE t SET v = v + 1 WHERE ${longWhere}`).run());
+    assertSyncCallStopped('run() of an UPDATE', 'sqlite', () => db.prepare(
+      `UPDATE t SET v = v + 1 WHERE ${longWhere}`).run(), T);
     assert.strictEqual(sum(), before);
     assert.strictEqual(db.isTransaction, false);
   },
@@ -88,8 +79,8 @@ runEachInACallback([
     // commit or roll back.
     db.exec('BEGIN');
     db.prepare('UPDATE t SET v = 0 WHERE id = 1').run();
-    assertSqliteStopped('run() in a transaction', () => db.prepare(
-      `UPDATE t SET v = v + 1 WHERE ${longWhere}`).run());
+    assertSyncCallStopped('run() in a transaction', 'sqlite', () => db.prepare(
+      `UPDATE t SET v = v + 1 WHERE ${longWhere}`).run(), T);
     if (db.isTransaction) db.exec('ROLLBACK');
     assert.strictEqual(sum(), before);
   },

@@ -17,7 +17,7 @@ const assert = require('assert');
 const url = require('url');
 const { runWithEventLoopTimeout } = require('node:cure');
 const {
-  assertStopped, printWithoutOptions, runEachInACallback,
+  assertSyncCallStopped, printWithoutOptions, runEachInACallback,
 } = require('../common/cure');
 
 const T = 100;
@@ -28,17 +28,6 @@ const host = Array.from({ length: 2 ** 24 },
                         (_, i) => String.fromCodePoint(0x4e00 + i % 20902))
   .join('');
 
-function assertUrlStopped(label, api, fn) {
-  assertStopped(label, () => {
-    try {
-      fn();
-    } catch (err) {
-      assert.strictEqual(err.message.startsWith(`Synchronous ${api} stopped: `),
-                         true, err.message);
-      throw err;
-    }
-  }, T);
-}
 
 // Long and short URLs, hosts and bases (over and under 64 KiB), with and
 // without the option.
@@ -81,12 +70,13 @@ const results = `(() => {
 const withoutOption = printWithoutOptions(results);
 
 runEachInACallback([
-  () => assertUrlStopped('new URL() of a host of 16 Mi ideographs', 'new URL',
-                         () => new URL(`http://${host}.com/`)),
-  () => assertUrlStopped('new URL() with a long base', 'new URL',
-                         () => new URL('/x', `http://${host}.com/`)),
-  () => assertUrlStopped('url.domainToASCII()', 'url.domainToASCII',
-                         () => url.domainToASCII(host)),
+  () => assertSyncCallStopped('new URL() of a host of 16 Mi ideographs',
+                              'new URL', () => new URL(`http://${host}.com/`),
+                              T),
+  () => assertSyncCallStopped('new URL() with a long base', 'new URL',
+                              () => new URL('/x', `http://${host}.com/`), T),
+  () => assertSyncCallStopped('url.domainToASCII()', 'url.domainToASCII',
+                              () => url.domainToASCII(host), T),
   () => {
     // A stopped parse leaves nothing behind: the next ones parse (on a new
     // executor thread, the stopped one still busy).

@@ -18,7 +18,7 @@ const assert = require('assert');
 const { StringDecoder } = require('string_decoder');
 const { runWithEventLoopTimeout } = require('node:cure');
 const {
-  assertStopped, printWithoutOptions, runEachInACallback,
+  assertSyncCallStopped, printWithoutOptions, runEachInACallback,
 } = require('../common/cure');
 
 const T = 100;
@@ -26,17 +26,6 @@ const T = 100;
 // Made while the main module runs (no budget): 128 MiB, each byte invalid.
 const invalid = Buffer.alloc(128 * 2 ** 20, 0xff);
 
-function assertDecodeStopped(label, api, fn) {
-  assertStopped(label, () => {
-    try {
-      fn();
-    } catch (err) {
-      assert.strictEqual(err.message.startsWith(`Synchronous ${api} stopped: `),
-                         true, err.message);
-      throw err;
-    }
-  }, T);
-}
 
 // Decodings of 3 MiB of mixed input whose edge cases sit at and around the
 // slices' targets (multiples of 1 MiB), with and without the option.
@@ -90,12 +79,13 @@ const results = `(() => {
 const withoutOption = printWithoutOptions(results);
 
 runEachInACallback([
-  () => assertDecodeStopped('buf.toString()', 'buf.toString',
-                            () => invalid.toString('utf8')),
-  () => assertDecodeStopped('textDecoder.decode()', 'textDecoder.decode',
-                            () => new TextDecoder().decode(invalid)),
-  () => assertDecodeStopped('stringDecoder.write()', 'stringDecoder.write',
-                            () => new StringDecoder('utf8').write(invalid)),
+  () => assertSyncCallStopped('buf.toString()', 'buf.toString',
+                              () => invalid.toString('utf8'), T),
+  () => assertSyncCallStopped('textDecoder.decode()', 'textDecoder.decode',
+                              () => new TextDecoder().decode(invalid), T),
+  () => assertSyncCallStopped('stringDecoder.write()', 'stringDecoder.write',
+                              () => new StringDecoder('utf8').write(invalid),
+                              T),
   () => {
     // A stopped decoding leaves nothing behind.
     assert.strictEqual(invalid.subarray(0, 3).toString(), '\ufffd'.repeat(3));
