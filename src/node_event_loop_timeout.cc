@@ -80,6 +80,7 @@ EventLoopTimeout::EventLoopTimeout(Environment* env)
       isolate_(env->isolate()),
       watchdog_(OnTimeout, this),
       fields_(watchdog_.fields()) {
+  CHECK_EQ(uv_mutex_init(&foreign_stop_mutex_), 0);
   {
     v8::HandleScope scope(isolate_);
     microtask_queue_ = env->context()->GetMicrotaskQueue();
@@ -101,6 +102,8 @@ EventLoopTimeout::EventLoopTimeout(Environment* env)
 
 EventLoopTimeout::~EventLoopTimeout() {
   CHECK_EQ(owners_.load(), 0);
+  CHECK_NULL(foreign_stop_);
+  uv_mutex_destroy(&foreign_stop_mutex_);
 }
 
 void EventLoopTimeout::Cleanup(void* data) {
@@ -163,6 +166,7 @@ void EventLoopTimeout::OnTimeout(void* data,
   if (!report) {
     self->stop_requested_epoch_.store(epoch, std::memory_order_release);
     uv_sync_stop_request(self->sync_stop_, epoch);
+    self->StopForeignCall(epoch);
   }
 }
 

@@ -126,6 +126,35 @@ class EventLoopTimeout final : public v8::TimeoutInterrupt::Delegate {
   // and its report stands; the V8 timeout of that report is then dropped,
   // and the caller throws StoppedCallError() in its place.
   static bool TakeDueSyncCall(Environment* env, uint64_t epoch);
+  // Loop thread: the poll of a loop of Node's own that runs long on a
+  // request's input and touches nothing another thread could be stopped in
+  // (converting a parsed text to properties, measuring a string): if
+  // DueSyncCallEpoch() says the running callback's timeout would stop a
+  // synchronous call now, takes that stop (TakeDueSyncCall()) and throws
+  // StoppedCallError(env, api); true if it did, and the caller returns at
+  // once. A few loads when nothing is due: poll every few thousand steps.
+  static bool ThrowIfSyncCallDue(Environment* env, const char* api);
+
+  // A synchronous call that only its library can stop, and only from
+  // another thread: SQLite's parser calls no progress handler, but its
+  // tokenizer checks the flag that sqlite3_interrupt() sets
+  // (src/node_sqlite_timeout.h). Loop thread: ArmForeignStop() just before
+  // the call, DisarmForeignStop() just after, if it armed. It arms only
+  // when the running callback has a budget and the action is to throw, and
+  // not inside another armed call; it takes the call's token as a section
+  // does (SyncCallToken()). Watchdog thread: OnTimeout() for that token
+  // calls stop->Stop(epoch) once, under foreign_stop_mutex_, so never after
+  // DisarmForeignStop() returned. The mutex is a leaf: Stop() takes no lock
+  // of ours, and the watchdog calls OnTimeout() without its own.
+  class ForeignStop {
+   public:
+    virtual void Stop(uint64_t epoch) = 0;
+
+   protected:
+    ~ForeignStop() = default;
+  };
+  static bool ArmForeignStop(Environment* env, ForeignStop* stop);
+  static void DisarmForeignStop(Environment* env);
 
   // v8::TimeoutInterrupt::Delegate, on the Environment's thread.
   v8::TimeoutInterrupt::Decision Check(uint64_t epoch) override;
@@ -147,6 +176,8 @@ class EventLoopTimeout final : public v8::TimeoutInterrupt::Delegate {
   ~EventLoopTimeout() override;
 
   static void OnTimeout(void* data, uint64_t epoch, uint64_t budget_ms);
+  // Watchdog thread: the armed ForeignStop's Stop(), if it has `epoch`.
+  void StopForeignCall(uint64_t epoch);
   // uv_sync_stop_token_cb: the running callback's epoch if it has a budget.
   static uint64_t SyncCallToken(void* data);
   v8::Local<v8::Object> NewError(const std::string& message);
@@ -198,6 +229,11 @@ class EventLoopTimeout final : public v8::TimeoutInterrupt::Delegate {
   std::atomic<uint64_t> stop_requested_epoch_{0};
   uint64_t consumed_epoch_ = 0;          // loop thread only
   uint64_t consumed_report_ = 0;
+  // The armed ForeignStop and its token (ArmForeignStop()): written by the
+  // loop thread, read and cleared by the watchdog's, both under the mutex.
+  uv_mutex_t foreign_stop_mutex_;
+  ForeignStop* foreign_stop_ = nullptr;
+  uint64_t foreign_stop_token_ = 0;
 };
 
 // Loop thread: one synchronous call that --event-loop-timeout may stop

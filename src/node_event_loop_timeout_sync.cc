@@ -92,6 +92,46 @@ bool EventLoopTimeout::TakeDueSyncCall(Environment* env, uint64_t epoch) {
   return true;
 }
 
+bool EventLoopTimeout::ThrowIfSyncCallDue(Environment* env, const char* api) {
+  const uint64_t epoch = DueSyncCallEpoch(env);
+  if (epoch == 0 || !TakeDueSyncCall(env, epoch)) return false;
+  Local<Value> error = StoppedCallError(env, api);
+  if (!error.IsEmpty()) env->isolate()->ThrowException(error);
+  return true;
+}
+
+bool EventLoopTimeout::ArmForeignStop(Environment* env, ForeignStop* stop) {
+  EventLoopTimeout* self = Find(env);
+  if (self == nullptr) return false;
+  const uint64_t token = SyncCallToken(self);
+  if (token == 0) return false;  // no budget, or only reports
+  uv_mutex_lock(&self->foreign_stop_mutex_);
+  const bool arm = self->foreign_stop_ == nullptr;  // not inside another
+  if (arm) {
+    self->foreign_stop_ = stop;
+    self->foreign_stop_token_ = token;
+  }
+  uv_mutex_unlock(&self->foreign_stop_mutex_);
+  return arm;
+}
+
+void EventLoopTimeout::DisarmForeignStop(Environment* env) {
+  EventLoopTimeout* self = Find(env);
+  CHECK_NOT_NULL(self);
+  uv_mutex_lock(&self->foreign_stop_mutex_);
+  self->foreign_stop_ = nullptr;  // or cleared by StopForeignCall()
+  uv_mutex_unlock(&self->foreign_stop_mutex_);
+}
+
+void EventLoopTimeout::StopForeignCall(uint64_t epoch) {
+  uv_mutex_lock(&foreign_stop_mutex_);
+  if (foreign_stop_ != nullptr && foreign_stop_token_ == epoch) {
+    foreign_stop_->Stop(epoch);
+    foreign_stop_ = nullptr;  // once
+  }
+  uv_mutex_unlock(&foreign_stop_mutex_);
+}
+
 Local<Value> EventLoopTimeout::StoppedCallError(Environment* env,
                                                 const char* api) {
   EventLoopTimeout* self = Find(env);

@@ -3,10 +3,13 @@
 
 #if defined(NODE_WANT_INTERNALS) && NODE_WANT_INTERNALS
 
+#include <atomic>
+#include <cstddef>
 #include <cstdint>
 
 #include "env-inl.h"
 #include "node_event_loop_timeout.h"
+#include "sqlite3.h"
 #include "v8.h"
 
 namespace node {
@@ -76,6 +79,86 @@ inline bool ThrowIfStopped(v8::Isolate* isolate,
   if (!error.IsEmpty()) isolate->ThrowException(error);
   return true;
 }
+
+// nodecure: a long SQL text's parse (DatabaseSync's prepare() and exec(),
+// a tag store's statements).
+//
+// SQLite's parser runs no opcodes, so the progress handler above never
+// sees it: prepare() of 16 MiB of SQL (an IN list a request built) took
+// 0.8 s. Its tokenizer checks the connection's interrupt flag, which
+// sqlite3_interrupt() sets from any thread. So, for a text of more than
+// kParseStopBytes, on a connection where no statement is running, the
+// parse is a foreign stop of the callback (EventLoopTimeout::
+// ArmForeignStop()):
+//
+//   loop thread                               watchdog thread
+//   ParseStop: no statement busy: armed
+//   sqlite3_prepare_v2() ... tokens ...       the budget passes: OnTimeout()
+//                                             -> Stop(): keeps the epoch,
+//                                                sqlite3_interrupt(db)
+//   SQLITE_INTERRUPT
+//   ~ParseStop(): disarmed (no Stop() after it returns); if it fired,
+//   *stopped_epoch = the epoch, and the error path (ThrowIfStopped())
+//   throws the TimeoutError in place of SQLite's error
+//
+// The flag: SQLite clears it when a parse or a step begins on a connection
+// with no statement running, and only then. That is why nothing is armed
+// while a statement runs (an iterator half way, a user-defined function's
+// own statement): the flag would stop that statement too, and stay set.
+// Armed, nothing else runs on the connection until the parse returns, so
+// a flag that arrived as the parse ended (it returned SQLITE_OK) is
+// cleared by the connection's next parse or step, before it can stop
+// anything. For exec(), the armed call also runs the text's statements,
+// which the flag stops as the progress handler does.
+//
+// Cost: a text of kParseStopBytes or less arms nothing (a length test).
+// A longer one walks the connection's statements once (sqlite3_next_stmt())
+// and takes the foreign stop's mutex twice. Loop thread only; Stop() on the
+// watchdog's, under that mutex: it touches only stopped_epoch_ (atomic)
+// and calls sqlite3_interrupt(), which SQLite allows from any thread while
+// the connection is open (the caller's scope keeps it open).
+constexpr size_t kParseStopBytes = 64 << 10;
+
+class ParseStop final : public EventLoopTimeout::ForeignStop {
+ public:
+  ParseStop(Environment* env,
+            sqlite3* connection,
+            size_t sql_bytes,
+            uint64_t* stopped_epoch)
+      : env_(env), connection_(connection), stopped_epoch_out_(stopped_epoch) {
+    armed_ = sql_bytes > kParseStopBytes && !AnyStatementBusy(connection) &&
+             EventLoopTimeout::ArmForeignStop(env, this);
+  }
+  ~ParseStop() {
+    if (!armed_) return;
+    EventLoopTimeout::DisarmForeignStop(env_);
+    const uint64_t epoch = stopped_epoch_.load(std::memory_order_acquire);
+    if (epoch != 0) *stopped_epoch_out_ = epoch;
+  }
+  ParseStop(const ParseStop&) = delete;
+  ParseStop& operator=(const ParseStop&) = delete;
+
+  void Stop(uint64_t epoch) override {
+    stopped_epoch_.store(epoch, std::memory_order_release);
+    sqlite3_interrupt(connection_);
+  }
+
+ private:
+  static bool AnyStatementBusy(sqlite3* connection) {
+    for (sqlite3_stmt* s = sqlite3_next_stmt(connection, nullptr);
+         s != nullptr;
+         s = sqlite3_next_stmt(connection, s)) {
+      if (sqlite3_stmt_busy(s)) return true;
+    }
+    return false;
+  }
+
+  Environment* const env_;
+  sqlite3* const connection_;
+  uint64_t* const stopped_epoch_out_;
+  std::atomic<uint64_t> stopped_epoch_{0};
+  bool armed_ = false;
+};
 
 }  // namespace sqlite
 }  // namespace node

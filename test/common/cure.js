@@ -233,10 +233,12 @@ function deriveWithoutOptions(derive, cases) {
 }
 
 // What `source` (a script whose last expression is a string) evaluates to in
-// a process without nodecure's options (upstream's code paths): the
-// reference for the same source evaluated with them.
-function printWithoutOptions(source) {
-  const r = spawnSync(process.execPath, ['-p', source], { encoding: 'utf8' });
+// a process without nodecure's options (upstream's code paths), given
+// `nodeArgs` (other options, such as --expose-internals): the reference for
+// the same source evaluated with them.
+function printWithoutOptions(source, nodeArgs = []) {
+  const r = spawnSync(process.execPath, [...nodeArgs, '-p', source],
+                      { encoding: 'utf8', maxBuffer: 64 << 20 });
   assert.strictEqual(r.status, 0, r.stderr);
   return r.stdout.trim();
 }

@@ -2,8 +2,8 @@
 'use strict';
 // new URL() and url.domainToASCII() / domainToUnicode() of an input of
 // more than 64 KiB run ada on libuv's Priority Executor while the loop
-// waits (src/node_url_hop.h,
-// patches/node/src-new-url-and-url-domaintoascii-of-a-long-input-run-where-a-timeout-ca.patch):
+// waits (src/node_sync_hop.h,
+// patches/node/src-ada-s-work-on-a-long-input-url-parsing-idna-runs-where-a-timeout-can.patch):
 // ada parses and converts IDNA in one call with nothing to poll, and the
 // host of 8 million ideographs below took about 2 s on ./node-baseline,
 // past the bound of assertStopped(). A stop throws the TimeoutError
