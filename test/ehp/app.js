@@ -169,6 +169,28 @@ app.post('/preview', json, (req, res) => {
   res.json({ host: url.host.length });
 });
 
+// An order lookup: the client sends the ids it wants, comma-separated, and
+// the app asks SQLite for them in one IN list, as a query builder's
+// whereIn() does. The ids are checked to be numbers; SQLite compiles the
+// list before it runs a single opcode.
+const orders = (() => {
+  const { DatabaseSync } = require('node:sqlite');
+  const db = new DatabaseSync(':memory:');
+  db.exec(`CREATE TABLE orders (id INTEGER PRIMARY KEY, total INTEGER);
+           WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c
+             WHERE x < 1000) INSERT INTO orders SELECT x, x * 3 FROM c;`);
+  return db;
+})();
+app.post('/orders', raw, (req, res) => {
+  const ids = req.body.toString('latin1');
+  if (ids === '' || /[^0-9,]/.test(ids)) {
+    return res.status(400).json({ error: 'bad ids' });
+  }
+  const row = orders.prepare(
+    `SELECT count(*) AS n FROM orders WHERE id IN (${ids})`).get();
+  res.json({ found: row.n });
+});
+
 // A promise chain: an async handler polling a condition that never holds.
 app.get('/wait', async (req, res) => {
   const until = Number(req.query.until ?? 10);

@@ -79,6 +79,11 @@ const postJson = (path, body) => () =>
   ({ method: 'POST', path, body: JSON.stringify(body),
      type: 'application/json' });
 
+const postBody = (path, body) => () =>
+  ({ method: 'POST', path, body, type: 'application/octet-stream' });
+// n order ids, comma-separated.
+const ids = (n) => Array.from({ length: n }, (_, i) => 100000 + i).join(',');
+
 // A name of n combining marks out of canonical order (classes 230, 220).
 const marks = (n, order) => 'a' + order.repeat(n / 2);
 // A language tag of n distinct variants (five characters each).
@@ -279,6 +284,16 @@ const attacks = [
     request: get('/wait?until=1e15'),
   },
   // --- Synchronous bindings on the event loop ------------------------------
+  {
+    id: 'sqlite-in-list',
+    title: 'An order lookup of 2 million ids, one SQLite IN list (14 MB)',
+    category: 'sync',
+    // SQLite's parser runs no opcodes, so node:sqlite's progress handler
+    // never sees it: seconds for the list on a loaded machine. The
+    // watchdog stops the parse with sqlite3_interrupt() (ParseStop).
+    request: postBody('/orders', ids(2e6)),
+    small: postBody('/orders', ids(2e4)),
+  },
   {
     id: 'readfilesync-fifo',
     title: 'fs.readFileSync() of a FIFO',
