@@ -65,10 +65,13 @@ function setEventLoopTimeoutAction(action) {
 // Calls fn with `thisArg` and `args` and a budget of `ms` counted from the
 // call (0: no budget), and gives each callback of the async work it starts
 // (promise reactions, timers, I/O...) that budget too. After fn, the
-// running callback goes on with its budget, counted afresh.
+// running callback goes on with its budget, counted afresh. Called between
+// callbacks (the main module, the first callback after the feature was
+// first used), fn gets its budget all the same: a callback is opened for it
+// and closed after it.
 function runWithBudget(ms, fn, thisArg, args) {
   const budget = ms === 0 ? callbacks.kNoBudget : ms;
-  const previous = callbacks.setCallbackBudget(budget);
+  const previous = callbacks.setCallbackBudget(budget, ms !== 0);
   try {
     return callbacks.runWithContextBudget(budget, fn, thisArg, args);
   } finally {

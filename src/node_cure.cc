@@ -88,18 +88,34 @@ static void GetCallbackFields(const FunctionCallbackInfo<Value>& args) {
       Uint32Array::New(buffer, 0, TimeoutWatchdog::kFieldCount));
 }
 
-// setCallbackBudget(ms): the rest of the running callback is timed afresh,
-// as a callback of its own, with a budget of ms (0: the default,
-// 0xFFFFFFFF: none); returns the budget it had.
+// setCallbackBudget(ms[, open]): the rest of the running callback is timed
+// afresh, as a callback of its own, with a budget of ms (0: the default,
+// 0xFFFFFFFF: none); returns the budget it had. Between callbacks there is
+// nothing to time: the main module's first evaluation, and a callback that
+// began before the feature was first used on the thread. There, with
+// `open` (runWithEventLoopTimeout() and its wrapper, whose fn must get its
+// budget wherever it is called), a callback is opened for the rest of the
+// call and kOpenedCallback returned; given back as ms, it closes that
+// callback again (the loop is then between callbacks, as before).
+static constexpr uint32_t kOpenedCallback = 0xFFFFFFFE;
+static_assert(kOpenedCallback != TimeoutWatchdog::kNoBudget &&
+              kOpenedCallback > 2147483647u);  // above any budget of JS's
 static void SetCallbackBudget(const FunctionCallbackInfo<Value>& args) {
   Environment* env = Environment::GetCurrent(args);
   CHECK(args[0]->IsUint32());
+  const uint32_t budget = args[0].As<v8::Uint32>()->Value();
   TimeoutWatchdog* watchdog = EventLoopTimeout::From(env)->watchdog();
+  if (budget == kOpenedCallback) {
+    // (A callback scope of C++'s inside fn may have ended it already.)
+    if (watchdog->callback_id() & 1) watchdog->EndCallback();
+    return;
+  }
   uint32_t previous = watchdog->fields()[TimeoutWatchdog::kCallbackBudget];
-  // Inside a callback only: between callbacks there is nothing to time.
-  if (watchdog->callback_id() & 1) {
+  const bool inside = (watchdog->callback_id() & 1) != 0;
+  if (inside || args[1]->IsTrue()) {
     watchdog->BeginCallback();
-    watchdog->SetCallbackBudget(args[0].As<v8::Uint32>()->Value());
+    watchdog->SetCallbackBudget(budget);
+    if (!inside) previous = kOpenedCallback;
   }
   args.GetReturnValue().Set(previous);
 }

@@ -78,10 +78,13 @@ function beginCallback() {
 
 // Times the rest of the running callback afresh with a budget of `ms`
 // (kUseDefaultBudget, kNoBudget: none); returns the budget it had, for
-// restoring.
-function setCallbackBudget(ms) {
+// restoring. Between callbacks (the main module's first evaluation, a
+// callback that began before the feature was first used), only with
+// `open`: a callback is then opened, and what this returns closes it when
+// given back (src/node_cure.cc).
+function setCallbackBudget(ms, open = false) {
   enable();
-  return internalBinding('cure').setCallbackBudget(ms);
+  return internalBinding('cure').setCallbackBudget(ms, open);
 }
 
 // Budgets of async contexts (runWithEventLoopTimeout(), lib/cure.js): an
