@@ -153,6 +153,10 @@ class EventLoopTimeout final : public v8::TimeoutInterrupt::Delegate {
    protected:
     ~ForeignStop() = default;
   };
+  // Loop thread: whether the running callback's synchronous calls would be
+  // stopped now (a budget, the throw action): a few loads, to skip the
+  // preparation of a foreign stop that could not arm.
+  static bool SyncCallsStoppable(Environment* env);
   static bool ArmForeignStop(Environment* env, ForeignStop* stop);
   static void DisarmForeignStop(Environment* env);
 

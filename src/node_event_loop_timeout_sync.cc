@@ -100,6 +100,11 @@ bool EventLoopTimeout::ThrowIfSyncCallDue(Environment* env, const char* api) {
   return true;
 }
 
+bool EventLoopTimeout::SyncCallsStoppable(Environment* env) {
+  EventLoopTimeout* self = Find(env);
+  return self != nullptr && SyncCallToken(self) != 0;
+}
+
 bool EventLoopTimeout::ArmForeignStop(Environment* env, ForeignStop* stop) {
   EventLoopTimeout* self = Find(env);
   if (self == nullptr) return false;

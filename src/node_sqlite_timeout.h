@@ -80,16 +80,16 @@ inline bool ThrowIfStopped(v8::Isolate* isolate,
   return true;
 }
 
-// nodecure: a long SQL text's parse (DatabaseSync's prepare() and exec(),
-// a tag store's statements).
+// nodecure: a long SQL text's parse (DatabaseSync's prepare() and each
+// statement of exec(), a tag store's statements).
 //
 // SQLite's parser runs no opcodes, so the progress handler above never
 // sees it: prepare() of 16 MiB of SQL (an IN list a request built) took
 // 0.8 s. Its tokenizer checks the connection's interrupt flag, which
 // sqlite3_interrupt() sets from any thread. So, for a text of more than
-// kParseStopBytes, on a connection where no statement is running, the
-// parse is a foreign stop of the callback (EventLoopTimeout::
-// ArmForeignStop()):
+// kParseStopBytes, on a connection where no statement is running and no
+// authorizer is set, the parse is a foreign stop of the callback
+// (EventLoopTimeout::ArmForeignStop()):
 //
 //   loop thread                               watchdog thread
 //   ParseStop: no statement busy: armed
@@ -97,26 +97,33 @@ inline bool ThrowIfStopped(v8::Isolate* isolate,
 //                                             -> Stop(): keeps the epoch,
 //                                                sqlite3_interrupt(db)
 //   SQLITE_INTERRUPT
-//   ~ParseStop(): disarmed (no Stop() after it returns); if it fired,
-//   *stopped_epoch = the epoch, and the error path (ThrowIfStopped())
-//   throws the TimeoutError in place of SQLite's error
+//   Finish(rc): disarmed (no Stop() after it returns); it fired and the
+//   parse failed: *stopped_epoch = the epoch, and the error path
+//   (ThrowIfStopped()) throws the TimeoutError in place of SQLite's error
 //
 // The flag: SQLite clears it when a parse or a step begins on a connection
-// with no statement running, and only then. That is why nothing is armed
-// while a statement runs (an iterator half way, a user-defined function's
-// own statement): the flag would stop that statement too, and stay set.
-// Armed, nothing else runs on the connection until the parse returns, so
-// a flag that arrived as the parse ended (it returned SQLITE_OK) is
-// cleared by the connection's next parse or step, before it can stop
-// anything. For exec(), the armed call also runs the text's statements,
-// which the flag stops as the progress handler does.
+// with no statement running, and only then. So nothing is armed while a
+// statement runs (an iterator half way): the flag would stop that one too,
+// and stay set. Nor while JavaScript may run inside the parse (an
+// authorizer), which could start statements or catch a TimeoutError. The
+// tokenizer checks the flag at spaces and comments and at the end of the
+// text, and code generation follows that last check: a stop that lands
+// there lets the parse succeed with the flag set. Finish() then clears it
+// with an empty parse (which resets it on a connection with no statement
+// running), so that nothing later (a close()'s checkpoint) sees it, and
+// publishes no epoch: the TimeoutError comes from V8 after the call.
 //
-// Cost: a text of kParseStopBytes or less arms nothing (a length test).
-// A longer one walks the connection's statements once (sqlite3_next_stmt())
-// and takes the foreign stop's mutex twice. Loop thread only; Stop() on the
-// watchdog's, under that mutex: it touches only stopped_epoch_ (atomic)
-// and calls sqlite3_interrupt(), which SQLite allows from any thread while
-// the connection is open (the caller's scope keeps it open).
+// exec() runs sqlite3_exec()'s loop itself (node_sqlite.cc) so that only
+// each statement's parse is armed, never its steps or the user-defined
+// functions they call, and asks DueSyncCallEpoch() between statements.
+//
+// Cost: a text of kParseStopBytes or less arms nothing (a length test); a
+// longer one, in a callback with a budget, walks the connection's
+// statements once (sqlite3_next_stmt()) and takes the foreign stop's mutex
+// twice. Loop thread only; Stop() on the watchdog's, under that mutex: it
+// touches only stopped_epoch_ (atomic) and calls sqlite3_interrupt(), which
+// SQLite allows from any thread while the connection is open (the caller
+// keeps it open).
 constexpr size_t kParseStopBytes = 64 << 10;
 
 class ParseStop final : public EventLoopTimeout::ForeignStop {
@@ -124,19 +131,33 @@ class ParseStop final : public EventLoopTimeout::ForeignStop {
   ParseStop(Environment* env,
             sqlite3* connection,
             size_t sql_bytes,
+            bool has_authorizer,
             uint64_t* stopped_epoch)
       : env_(env), connection_(connection), stopped_epoch_out_(stopped_epoch) {
-    armed_ = sql_bytes > kParseStopBytes && !AnyStatementBusy(connection) &&
+    armed_ = sql_bytes > kParseStopBytes && !has_authorizer &&
+             EventLoopTimeout::SyncCallsStoppable(env) &&
+             !AnyStatementBusy(connection) &&
              EventLoopTimeout::ArmForeignStop(env, this);
   }
-  ~ParseStop() {
-    if (!armed_) return;
-    EventLoopTimeout::DisarmForeignStop(env_);
-    const uint64_t epoch = stopped_epoch_.load(std::memory_order_acquire);
-    if (epoch != 0) *stopped_epoch_out_ = epoch;
-  }
+  ~ParseStop() { CHECK(!armed_); }  // Finish() was called
   ParseStop(const ParseStop&) = delete;
   ParseStop& operator=(const ParseStop&) = delete;
+
+  // After the parse, with its result code.
+  void Finish(int rc) {
+    if (!armed_) return;
+    armed_ = false;
+    EventLoopTimeout::DisarmForeignStop(env_);
+    const uint64_t epoch = stopped_epoch_.load(std::memory_order_acquire);
+    if (epoch == 0) return;
+    if (rc != SQLITE_OK) {
+      *stopped_epoch_out_ = epoch;
+      return;
+    }
+    sqlite3_stmt* none = nullptr;
+    sqlite3_prepare_v2(connection_, "", 0, &none, nullptr);
+    CHECK_NULL(none);
+  }
 
   void Stop(uint64_t epoch) override {
     stopped_epoch_.store(epoch, std::memory_order_release);

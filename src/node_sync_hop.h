@@ -101,6 +101,13 @@ class AbandonableJob {
 // (`api` names the call in its message) and the caller returns at once.
 // Each input is a std::string_view.
 template <typename Fn, typename... Views>
+auto RunAbandonableAnySize(Environment* env,
+                           const char* api,
+                           Fn fn,
+                           Views... inputs)
+    -> std::optional<HopResult<Fn, Views...>>;
+
+template <typename Fn, typename... Views>
 auto RunAbandonable(Environment* env,
                     const char* api,
                     Fn fn,
@@ -108,6 +115,19 @@ auto RunAbandonable(Environment* env,
     -> std::optional<HopResult<Fn, Views...>> {
   static_assert((std::is_same_v<Views, std::string_view> && ...));
   if ((inputs.size() + ... + 0) <= kHopInputBytes) return fn(inputs...);
+  return RunAbandonableAnySize(env, api, std::move(fn), inputs...);
+}
+
+// RunAbandonable() for work whose cost its input's size does not tell (an
+// encrypted key's KDF runs as many iterations as the key says): it hops
+// whenever the callback has a budget.
+template <typename Fn, typename... Views>
+auto RunAbandonableAnySize(Environment* env,
+                           const char* api,
+                           Fn fn,
+                           Views... inputs)
+    -> std::optional<HopResult<Fn, Views...>> {
+  static_assert((std::is_same_v<Views, std::string_view> && ...));
   StoppableSyncCall call;
   if (!call.entered()) return fn(inputs...);
   using Job = AbandonableJob<Fn, Views...>;
