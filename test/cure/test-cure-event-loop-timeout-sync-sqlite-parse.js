@@ -10,7 +10,7 @@
 // patches/node/src-a-timeout-stops-node-sqlite-s-parse-of-a-long-sql-text.patch):
 // prepare(), exec() and a tag store's statement throw the TimeoutError
 // ("Synchronous sqlite stopped", made only where a call stops), and the
-// connection works on. While a statement runs (an iterator half way)
+// connection works on. exec() also stops between statements. While a statement runs (an iterator half way)
 // nothing is armed, since SQLite's flag would stop that statement too: the
 // parse then runs to its end, the budget's TimeoutError comes after it,
 // and the iterator goes on. Texts parsed within a budget give the results
@@ -82,6 +82,17 @@ runEachInACallback([
   },
   () => assertSyncCallStopped('exec() of a 16 MiB IN list', 'sqlite',
                               () => db.exec(longSql), T),
+  () => {
+    // A script of many short statements, each under the progress handler's
+    // 1000 opcodes: exec() asks for the stop between statements. Those
+    // before it ran, as before any error of exec().
+    db.exec('CREATE TABLE u (x INTEGER)');
+    assertSyncCallStopped('exec() of a million short statements', 'sqlite',
+                          () => db.exec('INSERT INTO u VALUES (1);'.repeat(1e6)),
+                          T);
+    const { n } = db.prepare('SELECT count(*) AS n FROM u').get();
+    assert.ok(n < 1e6, `${n}`);
+  },
   () => assertSyncCallStopped('a tag store\'s statement', 'sqlite', () => {
     // The tag's text is the SQL itself: make a template of one string.
     const strings = Object.assign([longSql], { raw: [longSql] });
