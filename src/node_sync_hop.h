@@ -30,7 +30,9 @@ namespace node {
 // 17 ms with an ASCII path, 166 ms with a non-ASCII one and 0.85 s with a
 // host of 8 Mi non-ASCII characters on ./node-baseline), Node's dotenv
 // parser reads a whole text (util.parseEnv()), ICU's ucnv_convert()
-// converts a whole buffer (buffer.transcode()). Nothing asked for
+// converts a whole buffer (buffer.transcode()). (OpenSSL's work takes
+// crypto/crypto_priority_job.h's PriorityJob, which carries its error
+// queue.) Nothing asked for
 // --event-loop-timeout's budget while they ran. For an input of more than
 // kHopInputBytes, in a callback with a budget, such work runs on the
 // Priority Executor (uv/timeout.h) while the loop thread waits in a section
@@ -101,13 +103,6 @@ class AbandonableJob {
 // (`api` names the call in its message) and the caller returns at once.
 // Each input is a std::string_view.
 template <typename Fn, typename... Views>
-auto RunAbandonableAnySize(Environment* env,
-                           const char* api,
-                           Fn fn,
-                           Views... inputs)
-    -> std::optional<HopResult<Fn, Views...>>;
-
-template <typename Fn, typename... Views>
 auto RunAbandonable(Environment* env,
                     const char* api,
                     Fn fn,
@@ -115,19 +110,6 @@ auto RunAbandonable(Environment* env,
     -> std::optional<HopResult<Fn, Views...>> {
   static_assert((std::is_same_v<Views, std::string_view> && ...));
   if ((inputs.size() + ... + 0) <= kHopInputBytes) return fn(inputs...);
-  return RunAbandonableAnySize(env, api, std::move(fn), inputs...);
-}
-
-// RunAbandonable() for work whose cost its input's size does not tell (an
-// encrypted key's KDF runs as many iterations as the key says): it hops
-// whenever the callback has a budget.
-template <typename Fn, typename... Views>
-auto RunAbandonableAnySize(Environment* env,
-                           const char* api,
-                           Fn fn,
-                           Views... inputs)
-    -> std::optional<HopResult<Fn, Views...>> {
-  static_assert((std::is_same_v<Views, std::string_view> && ...));
   StoppableSyncCall call;
   if (!call.entered()) return fn(inputs...);
   using Job = AbandonableJob<Fn, Views...>;

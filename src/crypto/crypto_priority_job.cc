@@ -1,13 +1,20 @@
 #include "crypto/crypto_priority_job.h"
 
 #include "env-inl.h"
+#include "node_event_loop_timeout.h"
 
+#include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "ncrypto.h"
+#include "openssl/crypto.h"
 #include "openssl/err.h"
+#include "openssl/pem.h"
+#include "openssl/pkcs12.h"
 #include "openssl/opensslv.h"
 #include "uv/sync-stop.h"
 #include "util.h"
@@ -348,6 +355,218 @@ ncrypto::DHPointer::CheckResult CheckDHParameters(Environment* env,
   }
 #endif
   return dh.check();
+}
+
+namespace {
+
+// Runs `job` inside a section of the calling thread's stop, so that it may
+// leave for an executor (PriorityJob::RunJob()). The job once it returned,
+// its errors on this thread's queue; or nullptr if the section was stopped
+// first, with the TimeoutError thrown (`api` names the call).
+template <typename T>
+std::unique_ptr<T> RunStoppable(Environment* env,
+                                const char* api,
+                                std::unique_ptr<T> job) {
+  StoppableSyncCall call;
+  job = PriorityJob::Run(std::move(job));
+  if (!job) {
+    if (!call.ThrowIfStopped(env, api)) {
+      // Not this section's stop (no other thread abandons the wait): as for
+      // any stopped call, a TimeoutError rather than no result.
+      v8::Local<v8::Value> error = EventLoopTimeout::StoppedCallError(env, api);
+      if (!error.IsEmpty()) env->isolate()->ThrowException(error);
+    }
+    return nullptr;
+  }
+  if (call.Leave()) uv_sync_stop_take();  // Complete: V8 throws next.
+  job->RaiseErrors();
+  return job;
+}
+
+constexpr const char kKeyParseApi[] = "private key decryption";
+
+// A copy of a caller's bytes that keeps whether they were null (an empty
+// memory BIO has no data; the BIO OpenSSL then makes differs), wiped when
+// the job is deleted.
+class SecretCopy {
+ public:
+  explicit SecretCopy(std::string_view in)
+      : null_(in.data() == nullptr), bytes_(in) {}
+  SecretCopy(const SecretCopy&) = delete;
+  SecretCopy& operator=(const SecretCopy&) = delete;
+  ~SecretCopy() { OPENSSL_cleanse(bytes_.data(), bytes_.size()); }
+
+  const char* data() const { return null_ ? nullptr : bytes_.data(); }
+  size_t size() const { return bytes_.size(); }
+  std::string_view view() const { return {data(), size()}; }
+
+ private:
+  const bool null_;
+  std::string bytes_;
+};
+
+// A memory BIO that reads a copy as the caller's BIO read the original (an
+// empty one: an empty BIO, which BIO_new_mem_buf() of null data is not).
+ncrypto::BIOPointer MemBIO(const SecretCopy& in) {
+  if (in.size() == 0) return ncrypto::BIOPointer(BIO_new(BIO_s_mem()));
+  return ncrypto::BIOPointer(
+      BIO_new_mem_buf(in.data(), static_cast<int>(in.size())));
+}
+
+class PrivateKeyParseJob final : public PriorityJob {
+ public:
+  PrivateKeyParseJob(
+      const ncrypto::EVPKeyPointer::PrivateKeyEncodingConfig& config,
+      const ncrypto::Buffer<const unsigned char>& buffer)
+      : config_(config),
+        key_(std::string_view(reinterpret_cast<const char*>(buffer.data),
+                              buffer.len)) {}
+
+  std::optional<ncrypto::EVPKeyPointer::ParseKeyResult>& result() {
+    return result_;
+  }
+
+ protected:
+  void Work() override {
+    result_.emplace(ncrypto::EVPKeyPointer::TryParsePrivateKey(
+        config_,
+        ncrypto::Buffer<const unsigned char>{
+            .data = reinterpret_cast<const unsigned char*>(key_.data()),
+            .len = key_.size(),
+        }));
+  }
+
+ private:
+  // Its passphrase is a DataPointer, freed with OPENSSL_clear_free().
+  const ncrypto::EVPKeyPointer::PrivateKeyEncodingConfig config_;
+  const SecretCopy key_;
+  std::optional<ncrypto::EVPKeyPointer::ParseKeyResult> result_;
+};
+
+// PasswordCallback() (crypto_util.cc) for a SecretCopy.
+int CopyPassword(char* buf, int size, int rwflag, void* u) {
+  const SecretCopy* pass = static_cast<const SecretCopy*>(u);
+  if (static_cast<size_t>(size) < pass->size()) return -1;
+  memcpy(buf, pass->view().data(), pass->size());
+  return static_cast<int>(pass->size());
+}
+
+class PEMPrivateKeyJob final : public PriorityJob {
+ public:
+  PEMPrivateKeyJob(std::string_view pem, std::string_view passphrase)
+      : pem_(pem), passphrase_(passphrase) {}
+
+  ncrypto::EVPKeyPointer TakeKey() { return std::move(key_); }
+
+ protected:
+  void Work() override {
+    ncrypto::BIOPointer bio = MemBIO(pem_);
+    if (!bio) return;
+    key_.reset(PEM_read_bio_PrivateKey(
+        bio.get(), nullptr, CopyPassword, const_cast<SecretCopy*>(&passphrase_)));
+  }
+
+ private:
+  const SecretCopy pem_;
+  const SecretCopy passphrase_;
+  ncrypto::EVPKeyPointer key_;
+};
+
+class PKCS12Job final : public PriorityJob {
+ public:
+  PKCS12Job(std::string_view pfx, const char* pass)
+      : pfx_(pfx),
+        pass_(pass == nullptr ? std::string_view()
+                              : std::string_view(pass, strlen(pass) + 1)),
+        has_pass_(pass != nullptr) {}
+
+  PKCS12Contents& contents() { return contents_; }
+
+ protected:
+  void Work() override {
+    ncrypto::BIOPointer bio = MemBIO(pfx_);
+    if (!bio) return;
+    PKCS12* p12_ptr = nullptr;
+    if (!d2i_PKCS12_bio(bio.get(), &p12_ptr)) return;
+    ncrypto::DeleteFnPtr<PKCS12, PKCS12_free> p12(p12_ptr);
+    EVP_PKEY* pkey_ptr = nullptr;
+    X509* cert_ptr = nullptr;
+    STACK_OF(X509)* extra_certs_ptr = nullptr;
+    if (!PKCS12_parse(p12.get(),
+                      has_pass_ ? pass_.data() : nullptr,
+                      &pkey_ptr,
+                      &cert_ptr,
+                      &extra_certs_ptr)) {
+      return;
+    }
+    contents_.parsed = true;
+    contents_.pkey.reset(pkey_ptr);
+    contents_.cert.reset(cert_ptr);
+    contents_.extra_certs.reset(extra_certs_ptr);
+  }
+
+ private:
+  const SecretCopy pfx_;
+  const SecretCopy pass_;  // with its NUL
+  const bool has_pass_;
+  PKCS12Contents contents_;
+};
+
+class SqueezeJob final : public PriorityJob {
+ public:
+  SqueezeJob(ncrypto::EVPMDCtxPointer ctx, size_t length)
+      : ctx_(std::move(ctx)), length_(length) {}
+
+  ncrypto::EVPMDCtxPointer TakeContext() { return std::move(ctx_); }
+  ncrypto::DataPointer TakeOutput() { return std::move(out_); }
+
+ protected:
+  void Work() override { out_ = ctx_.digestFinal(length_); }
+
+ private:
+  ncrypto::EVPMDCtxPointer ctx_;
+  const size_t length_;
+  ncrypto::DataPointer out_;
+};
+
+}  // namespace
+
+std::optional<ncrypto::EVPKeyPointer::ParseKeyResult> ParsePrivateKey(
+    Environment* env,
+    const ncrypto::EVPKeyPointer::PrivateKeyEncodingConfig& config,
+    const ncrypto::Buffer<const unsigned char>& buffer) {
+  auto job = RunStoppable(
+      env, kKeyParseApi, std::make_unique<PrivateKeyParseJob>(config, buffer));
+  if (!job) return std::nullopt;
+  return std::move(job->result());
+}
+
+std::optional<ncrypto::EVPKeyPointer> ReadPrivateKeyPEM(
+    Environment* env, std::string_view pem, std::string_view passphrase) {
+  auto job = RunStoppable(
+      env, kKeyParseApi, std::make_unique<PEMPrivateKeyJob>(pem, passphrase));
+  if (!job) return std::nullopt;
+  return job->TakeKey();
+}
+
+std::optional<PKCS12Contents> ReadPKCS12(Environment* env,
+                                         std::string_view pfx,
+                                         const char* pass) {
+  auto job =
+      RunStoppable(env, kKeyParseApi, std::make_unique<PKCS12Job>(pfx, pass));
+  if (!job) return std::nullopt;
+  return std::move(job->contents());
+}
+
+std::optional<ncrypto::DataPointer> SqueezeXOF(Environment* env,
+                                               ncrypto::EVPMDCtxPointer* ctx,
+                                               size_t length) {
+  if (length <= kSqueezeInPlaceBytes) return ctx->digestFinal(length);
+  auto job = RunStoppable(
+      env, "hash.digest", std::make_unique<SqueezeJob>(std::move(*ctx), length));
+  if (!job) return std::nullopt;
+  *ctx = job->TakeContext();
+  return job->TakeOutput();
 }
 
 }  // namespace crypto

@@ -4,6 +4,8 @@
 #if defined(NODE_WANT_INTERNALS) && NODE_WANT_INTERNALS
 
 #include <memory>
+#include <optional>
+#include <string_view>
 #include <vector>
 
 #include "ncrypto.h"
@@ -113,6 +115,54 @@ ncrypto::DHPointer NewDHParameters(Environment* env,
 // returns CHECK_FAILED; the caller's section throws the TimeoutError.
 ncrypto::DHPointer::CheckResult CheckDHParameters(Environment* env,
                                                   ncrypto::DHPointer& dh);
+
+// The parses whose KDF runs as many iterations as their input says: an
+// encrypted private key (PBKDF2's count up to 2^31 - 1, scrypt's N) and a
+// PKCS#12 (its MAC and PBE counts), which OpenSSL runs inside one decoder
+// call with no callback: a key that a user uploads with its passphrase held
+// the loop for as long as its author chose. Inside a section that
+// --event-loop-timeout may stop (any thread: nothing in place could stop
+// them), a PriorityJob on copies of the input and the passphrase, which the
+// job wipes (OPENSSL_cleanse()) when it is deleted; else in place, as
+// upstream. Each returns nullopt if the section was stopped first: the
+// TimeoutError ("Synchronous private key decryption stopped") is then
+// thrown. Otherwise OpenSSL's errors are on the calling thread's queue, as
+// in place.
+//
+// EVPKeyPointer::TryParsePrivateKey(config, buffer) (crypto_keys.cc's
+// TryParsePrivateKey(), when a passphrase is given).
+std::optional<ncrypto::EVPKeyPointer::ParseKeyResult> ParsePrivateKey(
+    Environment* env,
+    const ncrypto::EVPKeyPointer::PrivateKeyEncodingConfig& config,
+    const ncrypto::Buffer<const unsigned char>& buffer);
+// PEM_read_bio_PrivateKey() of `pem` (the bytes of a memory BIO; null data
+// for an empty one) with `passphrase` (SecureContext::SetKey(), which tries
+// an empty one when none is given).
+std::optional<ncrypto::EVPKeyPointer> ReadPrivateKeyPEM(
+    Environment* env, std::string_view pem, std::string_view passphrase);
+// d2i_PKCS12_bio() and PKCS12_parse() of `pfx` (as above) with `pass` (a
+// NUL-terminated passphrase, or null) (SecureContext::LoadPKCS12()).
+struct PKCS12Contents {
+  bool parsed = false;  // both calls succeeded
+  ncrypto::EVPKeyPointer pkey;
+  ncrypto::X509Pointer cert;
+  ncrypto::StackOfX509 extra_certs;
+};
+std::optional<PKCS12Contents> ReadPKCS12(Environment* env,
+                                         std::string_view pfx,
+                                         const char* pass);
+
+// The squeeze of an XOF output of `length` bytes from *ctx (hash.digest()
+// with an outputLength a request may pass: 64 MiB of SHAKE256 took 0.29 s),
+// for an output of more than kSqueezeInPlaceBytes: a PriorityJob that takes
+// *ctx with it and gives it back. nullopt if the section was stopped first
+// (the TimeoutError "Synchronous hash.digest stopped" is thrown, and *ctx,
+// the job's now, is empty); else the output, empty on failure (OpenSSL's
+// errors on the calling thread's queue).
+constexpr size_t kSqueezeInPlaceBytes = 64 << 10;
+std::optional<ncrypto::DataPointer> SqueezeXOF(Environment* env,
+                                               ncrypto::EVPMDCtxPointer* ctx,
+                                               size_t length);
 
 }  // namespace crypto
 }  // namespace node

@@ -6,7 +6,7 @@
 // key that a user uploads with its passphrase held the loop past any
 // budget. The parse of a private key given with a passphrase, and
 // tls.createSecureContext()'s key and pfx, now run on the Priority
-// Executor while the loop waits (RunKeyParse(), src/crypto/crypto_key_hop.h,
+// Executor while the loop waits (PriorityJobs: src/crypto/crypto_priority_job.h,
 // patches/node/src-an-encrypted-private-key-s-or-a-pkcs-12-s-kdf-runs-where-a-timeout-can.patch):
 // a stop throws the TimeoutError ("Synchronous private key decryption
 // stopped", made only there). Within a budget, keys parse to the same keys,
