@@ -24,71 +24,21 @@ const { runWithEventLoopTimeout } = require('node:cure');
 const tmpdir = require('../common/tmpdir');
 const fixtures = require('../common/fixtures');
 const {
-  assertSyncCallStopped, printWithoutOptions, runEachInACallback,
+  assertSyncCallStopped, encryptedPrivateKeyPem, printWithoutOptions,
+  runEachInACallback,
 } = require('../common/cure');
 
 const T = 100;
-
-// DER of an EncryptedPrivateKeyInfo: PBES2 with PBKDF2-HMAC-SHA256 of
-// `iterations` and AES-256-CBC (RFC 8018), written here so that the count
-// can be any.
-function der(tag, ...parts) {
-  const body = Buffer.concat(parts);
-  let len;
-  if (body.length < 0x80) {
-    len = Buffer.from([body.length]);
-  } else {
-    const bytes = [];
-    for (let n = body.length; n > 0; n >>= 8) bytes.unshift(n & 0xff);
-    len = Buffer.from([0x80 | bytes.length, ...bytes]);
-  }
-  return Buffer.concat([Buffer.from([tag]), len, body]);
-}
-const oid = (hex) => Buffer.from(`06${(hex.length / 2).toString(16).padStart(2, '0')}${hex}`, 'hex');
-function integer(n) {
-  const bytes = [];
-  for (; n > 0; n = Math.floor(n / 256)) bytes.unshift(n % 256);
-  if (bytes.length === 0 || bytes[0] & 0x80) bytes.unshift(0);
-  return der(0x02, Buffer.from(bytes));
-}
-function encryptedPem(key, passphrase, iterations) {
-  const salt = Buffer.alloc(16, 7);
-  const iv = Buffer.alloc(16, 9);
-  const kek = crypto.pbkdf2Sync(passphrase, salt, iterations, 32, 'sha256');
-  const cipher = crypto.createCipheriv('aes-256-cbc', kek, iv);
-  const data = Buffer.concat([
-    cipher.update(key.export({ type: 'pkcs8', format: 'der' })),
-    cipher.final(),
-  ]);
-  const info = der(0x30,
-                   der(0x30,
-                       oid('2a864886f70d01050d'),  // PBES2
-                       der(0x30,
-                           der(0x30,
-                               oid('2a864886f70d01050c'),  // PBKDF2
-                               der(0x30,
-                                   der(0x04, salt),
-                                   integer(iterations),
-                                   der(0x30, oid('2a864886f70d0209'),  // SHA256
-                                       Buffer.from([0x05, 0x00])))),
-                           der(0x30,
-                               oid('60864801650304012a'),  // AES-256-CBC
-                               der(0x04, iv)))),
-                   der(0x04, data));
-  const b64 = info.toString('base64').match(/.{1,64}/g).join('\n');
-  return `-----BEGIN ENCRYPTED PRIVATE KEY-----\n${b64}\n` +
-         '-----END ENCRYPTED PRIVATE KEY-----\n';
-}
 
 function makeKeys() {
   const ed = crypto.createPrivateKey(
     fixtures.readKey('ed25519_private.pem', 'ascii'));
   const rsa = crypto.createPrivateKey(fixtures.readKey('agent1-key.pem'));
   return {
-    slowEd: encryptedPem(ed, 'secret', 2e6),
-    slowRsa: encryptedPem(rsa, 'secret', 2e6),
-    fastEd: encryptedPem(ed, 'secret', 1000),
-    fastRsa: encryptedPem(rsa, 'other', 1000),
+    slowEd: encryptedPrivateKeyPem(ed, 'secret', 2e6),
+    slowRsa: encryptedPrivateKeyPem(rsa, 'secret', 2e6),
+    fastEd: encryptedPrivateKeyPem(ed, 'secret', 1000),
+    fastRsa: encryptedPrivateKeyPem(rsa, 'other', 1000),
   };
 }
 
