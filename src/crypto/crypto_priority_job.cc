@@ -385,16 +385,17 @@ std::unique_ptr<T> RunStoppable(Environment* env,
 
 constexpr const char kKeyParseApi[] = "private key decryption";
 
-// A copy of a caller's bytes that keeps whether they were null (an empty
-// memory BIO has no data; the BIO OpenSSL then makes differs), wiped when
-// the job is deleted.
-class SecretCopy {
+// A job's copy of a caller's bytes (a key, a passphrase, a certificate),
+// which keeps whether they were null (an empty memory BIO has no data, and
+// what OpenSSL then does differs), wiped when the job is deleted: a key or a
+// passphrase may be in it.
+class InputCopy {
  public:
-  explicit SecretCopy(std::string_view in)
+  explicit InputCopy(std::string_view in)
       : null_(in.data() == nullptr), bytes_(in) {}
-  SecretCopy(const SecretCopy&) = delete;
-  SecretCopy& operator=(const SecretCopy&) = delete;
-  ~SecretCopy() { OPENSSL_cleanse(bytes_.data(), bytes_.size()); }
+  InputCopy(const InputCopy&) = delete;
+  InputCopy& operator=(const InputCopy&) = delete;
+  ~InputCopy() { OPENSSL_cleanse(bytes_.data(), bytes_.size()); }
 
   const char* data() const { return null_ ? nullptr : bytes_.data(); }
   size_t size() const { return bytes_.size(); }
@@ -407,7 +408,7 @@ class SecretCopy {
 
 // A memory BIO that reads a copy as the caller's BIO read the original (an
 // empty one: an empty BIO, which BIO_new_mem_buf() of null data is not).
-ncrypto::BIOPointer MemBIO(const SecretCopy& in) {
+ncrypto::BIOPointer MemBIO(const InputCopy& in) {
   if (in.size() == 0) return ncrypto::BIOPointer(BIO_new(BIO_s_mem()));
   return ncrypto::BIOPointer(
       BIO_new_mem_buf(in.data(), static_cast<int>(in.size())));
@@ -439,13 +440,13 @@ class PrivateKeyParseJob final : public PriorityJob {
  private:
   // Its passphrase is a DataPointer, freed with OPENSSL_clear_free().
   const ncrypto::EVPKeyPointer::PrivateKeyEncodingConfig config_;
-  const SecretCopy key_;
+  const InputCopy key_;
   std::optional<ncrypto::EVPKeyPointer::ParseKeyResult> result_;
 };
 
-// PasswordCallback() (crypto_util.cc) for a SecretCopy.
+// PasswordCallback() (crypto_util.cc) for a InputCopy.
 int CopyPassword(char* buf, int size, int rwflag, void* u) {
-  const SecretCopy* pass = static_cast<const SecretCopy*>(u);
+  const InputCopy* pass = static_cast<const InputCopy*>(u);
   if (static_cast<size_t>(size) < pass->size()) return -1;
   memcpy(buf, pass->view().data(), pass->size());
   return static_cast<int>(pass->size());
@@ -463,12 +464,12 @@ class PEMPrivateKeyJob final : public PriorityJob {
     ncrypto::BIOPointer bio = MemBIO(pem_);
     if (!bio) return;
     key_.reset(PEM_read_bio_PrivateKey(
-        bio.get(), nullptr, CopyPassword, const_cast<SecretCopy*>(&passphrase_)));
+        bio.get(), nullptr, CopyPassword, const_cast<InputCopy*>(&passphrase_)));
   }
 
  private:
-  const SecretCopy pem_;
-  const SecretCopy passphrase_;
+  const InputCopy pem_;
+  const InputCopy passphrase_;
   ncrypto::EVPKeyPointer key_;
 };
 
@@ -506,10 +507,34 @@ class PKCS12Job final : public PriorityJob {
   }
 
  private:
-  const SecretCopy pfx_;
-  const SecretCopy pass_;  // with its NUL
+  const InputCopy pfx_;
+  const InputCopy pass_;  // with its NUL
   const bool has_pass_;
   PKCS12Contents contents_;
+};
+
+class X509ParseJob final : public PriorityJob {
+ public:
+  explicit X509ParseJob(const ncrypto::Buffer<const unsigned char>& buffer)
+      : der_(std::string_view(reinterpret_cast<const char*>(buffer.data),
+                              buffer.len)) {}
+
+  std::optional<ncrypto::Result<ncrypto::X509Pointer, int>>& result() {
+    return result_;
+  }
+
+ protected:
+  void Work() override {
+    result_.emplace(ncrypto::X509Pointer::Parse(
+        ncrypto::Buffer<const unsigned char>{
+            .data = reinterpret_cast<const unsigned char*>(der_.data()),
+            .len = der_.size(),
+        }));
+  }
+
+ private:
+  const InputCopy der_;
+  std::optional<ncrypto::Result<ncrypto::X509Pointer, int>> result_;
 };
 
 class SqueezeJob final : public PriorityJob {
@@ -556,6 +581,17 @@ std::optional<PKCS12Contents> ReadPKCS12(Environment* env,
       RunStoppable(env, kKeyParseApi, std::make_unique<PKCS12Job>(pfx, pass));
   if (!job) return std::nullopt;
   return std::move(job->contents());
+}
+
+std::optional<ncrypto::Result<ncrypto::X509Pointer, int>> ParseX509(
+    Environment* env, const ncrypto::Buffer<const unsigned char>& buffer) {
+  if (buffer.len <= kParseInPlaceBytes) {
+    return ncrypto::X509Pointer::Parse(buffer);
+  }
+  auto job = RunStoppable(
+      env, "new X509Certificate", std::make_unique<X509ParseJob>(buffer));
+  if (!job) return std::nullopt;
+  return std::move(job->result());
 }
 
 std::optional<ncrypto::DataPointer> SqueezeXOF(Environment* env,

@@ -7,7 +7,7 @@
 // budget. The parse of a private key given with a passphrase, and
 // tls.createSecureContext()'s key and pfx, now run on the Priority
 // Executor while the loop waits (PriorityJobs: src/crypto/crypto_priority_job.h,
-// patches/node/src-an-encrypted-private-key-s-or-a-pkcs-12-s-kdf-runs-where-a-timeout-can.patch):
+// patches/node/src-an-encrypted-private-key-s-or-a-pkcs-12-s-kdf-runs-where-a-timeout-c.patch):
 // a stop throws the TimeoutError ("Synchronous private key decryption
 // stopped", made only there). Within a budget, keys parse to the same keys,
 // and a wrong passphrase fails with the same error (OpenSSL's errors come
