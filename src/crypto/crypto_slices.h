@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstddef>
 
+#include "crypto/crypto_priority_job.h"
 #include "ncrypto.h"
 #include "node_event_loop_timeout.h"
 #include "util.h"
@@ -144,22 +145,36 @@ inline ncrypto::DataPointer HashDigestInSlices(
     bool is_xof,
     size_t output_length,
     bool* stopped) {
-  if (in.len <= kUpdateSlice || md == nullptr) {
+  // A long XOF output (a length a request may pass) is squeezed as a
+  // PriorityJob (crypto_priority_job.h), from a context made here.
+  const bool long_xof = is_xof && output_length > kSqueezeInPlaceBytes;
+  if ((in.len <= kUpdateSlice && !long_xof) || md == nullptr) {
     return is_xof ? ncrypto::xofHashDigest(in, md, output_length)
                   : ncrypto::hashDigest(in, md);
   }
   auto ctx = ncrypto::EVPMDCtxPointer::New();
   if (!ctx || !ctx.digestInit(md)) return {};
-  SlicedUpdate r = UpdateInSlices(
-      env,
-      "crypto.hash",
-      reinterpret_cast<const char*>(in.data),
-      in.len,
-      [&](auto d, auto n) {
-        return ctx.digestUpdate(ncrypto::Buffer<const void>{d, n});
-      });
-  *stopped = r == SlicedUpdate::kStopped;
-  if (r != SlicedUpdate::kDone) return {};
+  if (in.len <= kUpdateSlice) {
+    if (!ctx.digestUpdate(ncrypto::Buffer<const void>{in.data, in.len})) {
+      return {};
+    }
+  } else {
+    SlicedUpdate r = UpdateInSlices(
+        env,
+        "crypto.hash",
+        reinterpret_cast<const char*>(in.data),
+        in.len,
+        [&](auto d, auto n) {
+          return ctx.digestUpdate(ncrypto::Buffer<const void>{d, n});
+        });
+    *stopped = r == SlicedUpdate::kStopped;
+    if (r != SlicedUpdate::kDone) return {};
+  }
+  if (long_xof) {
+    auto out = SqueezeXOF(env, &ctx, output_length);
+    *stopped = !out.has_value();
+    return out ? std::move(*out) : ncrypto::DataPointer();
+  }
   return ctx.digestFinal(is_xof ? output_length : EVP_MD_size(md));
 }
 

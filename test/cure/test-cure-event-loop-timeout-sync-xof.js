@@ -1,7 +1,7 @@
 // Flags: --event-loop-timeout=60000
 'use strict';
-// hash.digest() of an XOF writes outputLength bytes (a length a request
-// may pass) in one OpenSSL call: 64 MiB of SHAKE256 took 0.29 s on
+// hash.digest() and crypto.hash() of an XOF write outputLength bytes (a
+// length a request may pass) in one OpenSSL call: 64 MiB of SHAKE256 took 0.29 s on
 // ./node-baseline, with nothing to stop it. An output of more than 64 KiB
 // is squeezed on the Priority Executor now
 // (patches/node/src-a-long-xof-digest-is-squeezed-where-a-timeout-can-leave-it.patch):
@@ -11,7 +11,7 @@
 const common = require('../common');
 if (!common.hasCrypto) common.skip('missing crypto');
 const assert = require('assert');
-const { createHash } = require('crypto');
+const { createHash, hash } = require('crypto');
 const { runWithEventLoopTimeout } = require('node:cure');
 const {
   assertSyncCallStopped, printWithoutOptions, runEachInACallback,
@@ -27,6 +27,13 @@ const results = `(() => {
     for (const outputLength of [0, 32, 64 * 1024, 64 * 1024 + 1, 3 << 20]) {
       const hash = createHash(algorithm, { outputLength }).update('data');
       out.push(digest(hash.digest()), hash.digest('base64').length);
+    }
+  }
+  // crypto.hash(), with inputs short and long (sliced updates).
+  for (const outputLength of [32, 64 * 1024 + 1, 3 << 20]) {
+    for (const data of ['x', 'y'.repeat(3 << 20)]) {
+      out.push(digest(require('crypto').hash('shake128', data,
+                                             { outputLength, outputEncoding: 'buffer' })));
     }
   }
   // As a stream: the digest is read once by _flush() and again.
@@ -46,6 +53,11 @@ runEachInACallback([
     // The stopped squeeze took the context: the Hash is unusable.
     assert.throws(() => hash.digest(), { code: 'ERR_CRYPTO_INVALID_STATE' });
   },
+  () => assertSyncCallStopped('crypto.hash() of 256 MiB of SHAKE256',
+                              'hash.digest', () => hash('shake256', 'x', {
+                                outputLength: 2 ** 28,
+                                outputEncoding: 'buffer',
+                              }), T),
   () => {
     // Within a budget (a generous one) the digests are as without the
     // option.
