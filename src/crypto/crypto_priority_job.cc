@@ -37,6 +37,9 @@ struct PriorityJob::Error {
   std::string data;    // empty without ERR_TXT_STRING
 };
 
+PriorityJob::PriorityJob() = default;
+PriorityJob::~PriorityJob() = default;
+
 PriorityJob* PriorityJob::RunJob(PriorityJob* job) {
   CHECK_NOT_NULL(job);
   if (!NODECURE_PRIORITY_JOBS || !uv_sync_stop_inside()) {
@@ -359,52 +362,7 @@ ncrypto::DHPointer::CheckResult CheckDHParameters(Environment* env,
 
 namespace {
 
-// Runs `job` inside a section of the calling thread's stop, so that it may
-// leave for an executor (PriorityJob::RunJob()). The job once it returned,
-// its errors on this thread's queue; or nullptr if the section was stopped
-// first, with the TimeoutError thrown (`api` names the call).
-template <typename T>
-std::unique_ptr<T> RunStoppable(Environment* env,
-                                const char* api,
-                                std::unique_ptr<T> job) {
-  StoppableSyncCall call;
-  job = PriorityJob::Run(std::move(job));
-  if (!job) {
-    if (!call.ThrowIfStopped(env, api)) {
-      // Not this section's stop (no other thread abandons the wait): as for
-      // any stopped call, a TimeoutError rather than no result.
-      v8::Local<v8::Value> error = EventLoopTimeout::StoppedCallError(env, api);
-      if (!error.IsEmpty()) env->isolate()->ThrowException(error);
-    }
-    return nullptr;
-  }
-  if (call.Leave()) uv_sync_stop_take();  // Complete: V8 throws next.
-  job->RaiseErrors();
-  return job;
-}
-
 constexpr const char kKeyParseApi[] = "private key decryption";
-
-// A job's copy of a caller's bytes (a key, a passphrase, a certificate),
-// which keeps whether they were null (an empty memory BIO has no data, and
-// what OpenSSL then does differs), wiped when the job is deleted: a key or a
-// passphrase may be in it.
-class InputCopy {
- public:
-  explicit InputCopy(std::string_view in)
-      : null_(in.data() == nullptr), bytes_(in) {}
-  InputCopy(const InputCopy&) = delete;
-  InputCopy& operator=(const InputCopy&) = delete;
-  ~InputCopy() { OPENSSL_cleanse(bytes_.data(), bytes_.size()); }
-
-  const char* data() const { return null_ ? nullptr : bytes_.data(); }
-  size_t size() const { return bytes_.size(); }
-  std::string_view view() const { return {data(), size()}; }
-
- private:
-  const bool null_;
-  std::string bytes_;
-};
 
 // A memory BIO that reads a copy as the caller's BIO read the original (an
 // empty one: an empty BIO, which BIO_new_mem_buf() of null data is not).
@@ -444,7 +402,7 @@ class PrivateKeyParseJob final : public PriorityJob {
   std::optional<ncrypto::EVPKeyPointer::ParseKeyResult> result_;
 };
 
-// PasswordCallback() (crypto_util.cc) for a InputCopy.
+// PasswordCallback() (crypto_util.cc) for an InputCopy.
 int CopyPassword(char* buf, int size, int rwflag, void* u) {
   const InputCopy* pass = static_cast<const InputCopy*>(u);
   if (static_cast<size_t>(size) < pass->size()) return -1;
@@ -513,30 +471,6 @@ class PKCS12Job final : public PriorityJob {
   PKCS12Contents contents_;
 };
 
-class X509ParseJob final : public PriorityJob {
- public:
-  explicit X509ParseJob(const ncrypto::Buffer<const unsigned char>& buffer)
-      : der_(std::string_view(reinterpret_cast<const char*>(buffer.data),
-                              buffer.len)) {}
-
-  std::optional<ncrypto::Result<ncrypto::X509Pointer, int>>& result() {
-    return result_;
-  }
-
- protected:
-  void Work() override {
-    result_.emplace(ncrypto::X509Pointer::Parse(
-        ncrypto::Buffer<const unsigned char>{
-            .data = reinterpret_cast<const unsigned char*>(der_.data()),
-            .len = der_.size(),
-        }));
-  }
-
- private:
-  const InputCopy der_;
-  std::optional<ncrypto::Result<ncrypto::X509Pointer, int>> result_;
-};
-
 class SqueezeJob final : public PriorityJob {
  public:
   SqueezeJob(ncrypto::EVPMDCtxPointer ctx, size_t length)
@@ -585,13 +519,16 @@ std::optional<PKCS12Contents> ReadPKCS12(Environment* env,
 
 std::optional<ncrypto::Result<ncrypto::X509Pointer, int>> ParseX509(
     Environment* env, const ncrypto::Buffer<const unsigned char>& buffer) {
-  if (buffer.len <= kParseInPlaceBytes) {
-    return ncrypto::X509Pointer::Parse(buffer);
-  }
-  auto job = RunStoppable(
-      env, "new X509Certificate", std::make_unique<X509ParseJob>(buffer));
-  if (!job) return std::nullopt;
-  return std::move(job->result());
+  return RunOnInput(
+      env,
+      "new X509Certificate",
+      std::string_view(reinterpret_cast<const char*>(buffer.data), buffer.len),
+      [](std::string_view der) {
+        return ncrypto::X509Pointer::Parse(ncrypto::Buffer<const unsigned char>{
+            .data = reinterpret_cast<const unsigned char*>(der.data()),
+            .len = der.size(),
+        });
+      });
 }
 
 std::optional<ncrypto::DataPointer> SqueezeXOF(Environment* env,

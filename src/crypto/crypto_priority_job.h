@@ -5,12 +5,20 @@
 
 #include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
+#include "env.h"
 #include "ncrypto.h"
+#include "node_event_loop_timeout.h"
+#include "openssl/crypto.h"
 #include "uv.h"
+#include "uv/sync-stop.h"
 #include "uv/timeout.h"
+#include "v8.h"
 
 namespace node {
 
@@ -38,8 +46,9 @@ namespace crypto {
 // Work() runs in place, as upstream's code did.
 class PriorityJob {
  public:
-  PriorityJob() = default;
-  virtual ~PriorityJob() = default;
+  // Out of line: Error is complete only in crypto_priority_job.cc.
+  PriorityJob();
+  virtual ~PriorityJob();
   PriorityJob(const PriorityJob&) = delete;
   PriorityJob& operator=(const PriorityJob&) = delete;
 
@@ -152,10 +161,92 @@ std::optional<PKCS12Contents> ReadPKCS12(Environment* env,
                                          std::string_view pfx,
                                          const char* pass);
 
+// A job's copy of a caller's bytes (a key, a passphrase, a certificate),
+// which keeps whether they were null (an empty memory BIO has no data, and
+// what OpenSSL then does differs), wiped when the job is deleted: a key or a
+// passphrase may be in it.
+class InputCopy {
+ public:
+  explicit InputCopy(std::string_view in)
+      : null_(in.data() == nullptr), bytes_(in) {}
+  InputCopy(const InputCopy&) = delete;
+  InputCopy& operator=(const InputCopy&) = delete;
+  ~InputCopy() { OPENSSL_cleanse(bytes_.data(), bytes_.size()); }
+
+  const char* data() const { return null_ ? nullptr : bytes_.data(); }
+  size_t size() const { return bytes_.size(); }
+  std::string_view view() const { return {data(), size()}; }
+
+ private:
+  const bool null_;
+  std::string bytes_;
+};
+
+// Runs `job` inside a section of the calling thread's stop, so that it may
+// leave for an executor (PriorityJob::Run()). The job once it returned,
+// its errors on this thread's queue; or nullptr if the section was stopped
+// first, with the TimeoutError thrown (`api` names the call).
+template <typename T>
+std::unique_ptr<T> RunStoppable(Environment* env,
+                                const char* api,
+                                std::unique_ptr<T> job) {
+  StoppableSyncCall call;
+  job = PriorityJob::Run(std::move(job));
+  if (!job) {
+    if (!call.ThrowIfStopped(env, api)) {
+      // Not this section's stop (no other thread abandons the wait): as for
+      // any stopped call, a TimeoutError rather than no result.
+      v8::Local<v8::Value> error = EventLoopTimeout::StoppedCallError(env, api);
+      if (!error.IsEmpty()) env->isolate()->ThrowException(error);
+    }
+    return nullptr;
+  }
+  if (call.Leave()) uv_sync_stop_take();  // Complete: V8 throws next.
+  job->RaiseErrors();
+  return job;
+}
+
+// fn(input): OpenSSL's work on one input's bytes that has no callback to
+// poll and grows with the input (an ASN.1 parse). For an input of more
+// than kParseInPlaceBytes, a PriorityJob on a copy of it (wiped), as
+// above; else in place. nullopt if the section was stopped first (the
+// TimeoutError is thrown, `api` in its message); else fn's result, with
+// OpenSSL's errors on the calling thread's queue. fn captures nothing by
+// reference and touches nothing but its input and OpenSSL.
+constexpr size_t kParseInPlaceBytes = 64 << 10;
+
+template <typename Fn>
+class InputJob final : public PriorityJob {
+ public:
+  using Result = std::invoke_result_t<Fn&, std::string_view>;
+  InputJob(std::string_view input, Fn fn)
+      : input_(input), fn_(std::move(fn)) {}
+  std::optional<Result>& result() { return result_; }
+
+ protected:
+  void Work() override { result_.emplace(fn_(input_.view())); }
+
+ private:
+  const InputCopy input_;
+  Fn fn_;
+  std::optional<Result> result_;
+};
+
+template <typename Fn>
+auto RunOnInput(Environment* env,
+                const char* api,
+                std::string_view input,
+                Fn fn) -> std::optional<std::invoke_result_t<Fn&, std::string_view>> {
+  if (input.size() <= kParseInPlaceBytes) return fn(input);
+  auto job = RunStoppable(
+      env, api, std::make_unique<InputJob<Fn>>(input, std::move(fn)));
+  if (!job) return std::nullopt;
+  return std::move(job->result());
+}
+
 // X509Pointer::Parse() of a certificate of more than kParseInPlaceBytes
 // (new X509Certificate() of a client's upload: one of 500,000 names took
-// 70 ms as a 14 MB PEM), as above but with no KDF: linear in its size.
-constexpr size_t kParseInPlaceBytes = 64 << 10;
+// 70 ms as a 14 MB PEM): RunOnInput().
 std::optional<ncrypto::Result<ncrypto::X509Pointer, int>> ParseX509(
     Environment* env, const ncrypto::Buffer<const unsigned char>& buffer);
 

@@ -8,12 +8,16 @@
 // the Priority Executor now (ParseX509(), src/crypto/crypto_priority_job.h,
 // patches/node/src-new-x509certificate-of-a-long-certificate-parses-where-a-timeout-can.patch):
 // a stop throws the TimeoutError ("Synchronous new X509Certificate
-// stopped", made only there). Within a budget, certificates long and short,
-// and broken ones, give what a run without the option gives.
+// stopped", made only there). So are the SPKAC functions of
+// crypto.Certificate (161 ms to export a 12 MiB challenge on
+// ./node-baseline;
+// patches/node/src-a-long-spkac-is-decoded-where-a-timeout-can-leave-it.patch).
+// Within a budget, certificates and SPKACs long and short, and broken ones,
+// give what a run without the option gives.
 const common = require('../common');
 if (!common.hasCrypto) common.skip('missing crypto');
 const assert = require('assert');
-const { X509Certificate } = require('crypto');
+const { Certificate, X509Certificate } = require('crypto');
 const { runWithEventLoopTimeout } = require('node:cure');
 const {
   assertSyncCallStopped, printWithoutOptions, runEachInACallback,
@@ -64,6 +68,31 @@ const certificate = `(names, pem = true) => {
          '\\n-----END CERTIFICATE-----\\n';
 }`;
 
+// An SPKAC (base64 of its DER) with a challenge of `bytes`, signed with
+// agent1's key, as a browser's <keygen> sends it.
+const spkac = `(bytes) => {
+  const crypto = require('crypto');
+  const fixtures = require(${JSON.stringify(require.resolve('../common/fixtures'))});
+  const len = (n) => {
+    if (n < 0x80) return Buffer.from([n]);
+    const out = [];
+    for (; n > 0; n >>= 8) out.unshift(n & 0xff);
+    return Buffer.from([0x80 | out.length, ...out]);
+  };
+  const der = (tag, ...parts) => {
+    const body = Buffer.concat(parts);
+    return Buffer.concat([Buffer.from([tag]), len(body.length), body]);
+  };
+  const key = crypto.createPrivateKey(fixtures.readKey('agent1-key.pem'));
+  const spki = crypto.createPublicKey(key).export({ type: 'spki', format: 'der' });
+  const pkac = der(0x30, spki, der(0x16, Buffer.alloc(bytes, 0x61)));
+  const md5WithRSA = der(0x30, der(0x06, Buffer.from('2a864886f70d010104', 'hex')),
+                         Buffer.from([5, 0]));
+  const signature = crypto.sign('md5', pkac, key);
+  return der(0x30, pkac, md5WithRSA,
+             der(0x03, Buffer.from([0]), signature)).toString('base64');
+}`;
+
 const results = `(() => {
   const { X509Certificate, createHash } = require('crypto');
   const make = ${certificate};
@@ -74,6 +103,16 @@ const results = `(() => {
     out.push(c.subject, c.validTo, c.fingerprint256,
              createHash('sha256').update(c.subjectAltName).digest('hex'));
   }
+  const { Certificate } = require('crypto');
+  const makeSpkac = ${spkac};
+  for (const bytes of [10, 100000]) {
+    const s = makeSpkac(bytes);
+    out.push(Certificate.verifySpkac(Buffer.from(s)),
+             Certificate.exportPublicKey(s).toString(),
+             createHash('sha256').update(Certificate.exportChallenge(s)).digest('hex'));
+  }
+  out.push(Certificate.verifySpkac(Buffer.from('A'.repeat(100000))),
+           String(Certificate.exportChallenge('A'.repeat(100000))));
   for (const broken of [Buffer.alloc(100000, 0x30),
                         '-----BEGIN CERTIFICATE-----\\n' + 'A'.repeat(100000)]) {
     try {
@@ -87,13 +126,22 @@ const results = `(() => {
 
 const withoutOption = printWithoutOptions(results);
 
-// Made while the main module runs (no budget): about 42 MB of PEM.
+// Made while the main module runs (no budget): about 42 MB of PEM, and an
+// SPKAC of a 64 MiB challenge.
 const long = eval(certificate)(1.5e6);
+const longSpkac = eval(spkac)(64 << 20);
 
 runEachInACallback([
   () => assertSyncCallStopped('new X509Certificate() of 1.5 million names',
                               'new X509Certificate',
                               () => new X509Certificate(long), T),
+  () => assertSyncCallStopped('Certificate.exportChallenge() of 64 MiB',
+                              'Certificate.exportChallenge',
+                              () => Certificate.exportChallenge(longSpkac), T),
+  () => assertSyncCallStopped('Certificate.verifySpkac() of 64 MiB',
+                              'Certificate.verifySpkac',
+                              () => Certificate.verifySpkac(
+                                Buffer.from(longSpkac)), T),
   () => {
     // Within a budget (a generous one) the results, errors included, are
     // those of a run without the option.
