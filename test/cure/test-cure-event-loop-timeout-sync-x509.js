@@ -86,10 +86,10 @@ const spkac = `(bytes) => {
   const key = crypto.createPrivateKey(fixtures.readKey('agent1-key.pem'));
   const spki = crypto.createPublicKey(key).export({ type: 'spki', format: 'der' });
   const pkac = der(0x30, spki, der(0x16, Buffer.alloc(bytes, 0x61)));
-  const md5WithRSA = der(0x30, der(0x06, Buffer.from('2a864886f70d010104', 'hex')),
+  const sha256WithRSA = der(0x30, der(0x06, Buffer.from('2a864886f70d01010b', 'hex')),
                          Buffer.from([5, 0]));
-  const signature = crypto.sign('md5', pkac, key);
-  return der(0x30, pkac, md5WithRSA,
+  const signature = crypto.sign('sha256', pkac, key);
+  return der(0x30, pkac, sha256WithRSA,
              der(0x03, Buffer.from([0]), signature)).toString('base64');
 }`;
 
