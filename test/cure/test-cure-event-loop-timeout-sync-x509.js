@@ -59,7 +59,7 @@ const certificate = `(names, pem = true) => {
                       der(0x17, Buffer.from('350101000000Z'))),
                   name, spki,
                   der(0xa3, der(0x30, der(0x30, oid('551d11'),
-                                          der(0x04, der(0x30, ...sans))))));
+                                          der(0x04, der(0x30, Buffer.concat(sans)))))));
   const cert = der(0x30, tbs, sha256WithRSA,
                    der(0x03, Buffer.from([0]), Buffer.alloc(256, 7)));
   if (!pem) return cert;
