@@ -47,6 +47,11 @@ PriorityJob* PriorityJob::RunJob(PriorityJob* job) {
     return job;
   }
   job->req_.data = job;
+  // The caller's error queue goes with the job: Work() on the executor
+  // finds, and may clear (ClearErrorOnReturn) or add to, what it would find
+  // in place, and the queue comes back as Work() left it (RaiseErrors()).
+  // An abandoned job takes the caller's entries with it.
+  TakeQueue(&job->errors_);
   switch (uv_priority_work(&job->req_, OnWork, OnAbandoned, 0)) {
     case 0:
       return job;
@@ -56,6 +61,8 @@ PriorityJob* PriorityJob::RunJob(PriorityJob* job) {
     default:
       // No executor (the cap on abandoned threads, no thread or memory):
       // Work() did not run. In place, as without the option.
+      RaiseQueue(job->errors_);
+      job->errors_.clear();
       job->Work();
       return job;
   }
@@ -63,30 +70,34 @@ PriorityJob* PriorityJob::RunJob(PriorityJob* job) {
 
 void PriorityJob::OnWork(uv_priority_work_t* req) {
   PriorityJob* job = static_cast<PriorityJob*>(req->data);
+  RaiseQueue(job->errors_);  // the caller's, on the executor's (empty) queue
+  job->errors_.clear();
   job->Work();
   // The queue is the executor's: move its entries into the job, for
   // RaiseErrors() on the caller's thread (or for nobody, if abandoned).
   job->moved_errors_ = true;
-#if NODECURE_PRIORITY_JOBS
-  const char* data;
-  int flags;
-  while (unsigned long code =  // NOLINT(runtime/int)
-         ERR_get_error_all(nullptr, nullptr, nullptr, &data, &flags)) {
-    job->errors_.push_back(
-        Error{code, (flags & ERR_TXT_STRING) && data != nullptr ? data : ""});
-  }
-#endif
+  TakeQueue(&job->errors_);
 }
 
 void PriorityJob::OnAbandoned(uv_priority_work_t* req) {
   delete static_cast<PriorityJob*>(req->data);
 }
 
-void PriorityJob::RaiseErrors() {
-  if (!moved_errors_) return;  // Ran in place: they are on this thread.
-  moved_errors_ = false;
+void PriorityJob::TakeQueue(std::vector<Error>* out) {
 #if NODECURE_PRIORITY_JOBS
-  for (const Error& e : errors_) {
+  const char* data;
+  int flags;
+  while (unsigned long code =  // NOLINT(runtime/int)
+         ERR_get_error_all(nullptr, nullptr, nullptr, &data, &flags)) {
+    out->push_back(
+        Error{code, (flags & ERR_TXT_STRING) && data != nullptr ? data : ""});
+  }
+#endif
+}
+
+void PriorityJob::RaiseQueue(const std::vector<Error>& in) {
+#if NODECURE_PRIORITY_JOBS
+  for (const Error& e : in) {
     ERR_new();
     ERR_set_debug(nullptr, 0, nullptr);
     if (e.data.empty()) {
@@ -97,6 +108,12 @@ void PriorityJob::RaiseErrors() {
     }
   }
 #endif
+}
+
+void PriorityJob::RaiseErrors() {
+  if (!moved_errors_) return;  // Ran in place: they are on this thread.
+  moved_errors_ = false;
+  RaiseQueue(errors_);
   errors_.clear();
 }
 

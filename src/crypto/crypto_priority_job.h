@@ -73,6 +73,10 @@ class PriorityJob {
   struct Error;
 
   static PriorityJob* RunJob(PriorityJob* job);
+  // The calling thread's OpenSSL error queue, moved into *out (oldest
+  // first), and raised again from `in`.
+  static void TakeQueue(std::vector<Error>* out);
+  static void RaiseQueue(const std::vector<Error>& in);
   static void OnWork(uv_priority_work_t* req);
   static void OnAbandoned(uv_priority_work_t* req);
 
