@@ -25,14 +25,14 @@ const {
 
 const T = 100;
 
-// Made while the main module runs (no budget): 16 MiB of SQL with no
-// space, so the tokenizer's own check of the flag (at spaces and comments
-// only) is not what stops it.
+// Made while the main module runs (no budget): 16 MiB of SQL. SQLite's
+// tokenizer checks its interrupt flag at spaces and comments (and at the
+// end of the text): ids written ", " apart are stopped at once.
 const inList = (n) => {
   const parts = ['SELECT 7 IN (0'];
   let bytes = parts[0].length;
   for (let i = 1; bytes < n; i++) {
-    const p = `,${i}`;
+    const p = `, ${i}`;
     parts.push(p);
     bytes += p.length;
   }

@@ -183,7 +183,7 @@ const orders = (() => {
 })();
 app.post('/orders', raw, (req, res) => {
   const ids = req.body.toString('latin1');
-  if (ids === '' || /[^0-9,]/.test(ids)) {
+  if (ids === '' || /[^0-9, ]/.test(ids)) {
     return res.status(400).json({ error: 'bad ids' });
   }
   const row = orders.prepare(
