@@ -184,8 +184,12 @@ def run_tests(tests, budget_ms):
   WORK.mkdir(parents=True)
   env = dict(os.environ)
   env['NODECURE_REPO'] = str(ROOT)  # the audit inventory's doc
-  # Every process the tests start reports to its own file here.
+  # Every process the tests start reports to its own file here. A
+  # stack-use-after-return is reported too (a hop's inputs passed by
+  # reference to another thread, say): said, not left to the runtime's
+  # default, which changed between LLVM releases.
   env['ASAN_OPTIONS'] = ('detect_leaks=0:abort_on_error=0:'
+                         'detect_stack_use_after_return=1:'
                          'log_path=%s' % (WORK / 'asan'))
   try:
     env['NODECURE_TEST_ADDONS'] = str(load_tool('test').test_addons())
