@@ -187,6 +187,13 @@ void TimeoutWatchdog::Run() {
         continue;
       }
     } else {
+      // Callbacks that began and ended between two samples count as
+      // activity too: a chain of short ones is seen between callbacks at
+      // almost every sample (under valgrind, which runs one thread at a
+      // time, the loop thread yields mostly in epoll_wait()), and a watchdog
+      // that slept through it would be woken by JS at every second's
+      // callback (a call that deoptimized the queue that made it).
+      if (id != seen_id) idle_since = now;
       seen_id = id;
       seen_turn = turn;
       turn_at = turn_first = now;

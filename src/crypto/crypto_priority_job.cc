@@ -548,6 +548,16 @@ std::optional<ncrypto::Result<ncrypto::X509Pointer, int>> ParseX509(
       });
 }
 
+bool LongCertificate(const ncrypto::X509View& view) {
+  // The length only: the parsed parts keep their encoding, so this reads
+  // cached lengths rather than encoding the certificate again.
+  // A failure's errors do not stay on the queue: the caller's would.
+  ERR_set_mark();
+  const int length = i2d_X509(view.get(), nullptr);
+  ERR_pop_to_mark();
+  return length < 0 || static_cast<size_t>(length) > kParseInPlaceBytes;
+}
+
 std::optional<ncrypto::DataPointer> SqueezeXOF(Environment* env,
                                                ncrypto::EVPMDCtxPointer* ctx,
                                                size_t length) {

@@ -17,6 +17,7 @@
 #include "openssl/crypto.h"
 #include "uv.h"
 #include "uv/sync-stop.h"
+#include "util.h"
 #include "uv/timeout.h"
 #include "v8.h"
 
@@ -248,11 +249,82 @@ auto RunOnInput(Environment* env,
   return std::move(job->result());
 }
 
+// fn(view): OpenSSL's work on a parsed certificate that grows with it: its
+// names and extensions printed (subjectAltName of a 10 MiB certificate of
+// 500,000 names: 200 ms), searched (checkHost(), checkEmail(), checkIP():
+// about 100 ms) or encoded (toString()'s PEM: 46 ms). For a certificate of
+// more than kParseInPlaceBytes of DER (LongCertificate()), a PriorityJob
+// that holds a reference of its own to the certificate (X509_up_ref()): an
+// abandoned job reads it until it returns, whatever becomes of the
+// X509Certificate meanwhile. The job only reads it, as the loop thread may
+// at the same time (nothing changes a parsed certificate). Else in place.
+// nullopt if the section was stopped first (the TimeoutError is thrown,
+// `api` in its message); else fn's result, with OpenSSL's errors on the
+// calling thread's queue. fn captures nothing by reference and touches
+// nothing but the certificate and OpenSSL.
+bool LongCertificate(const ncrypto::X509View& view);
+
+template <typename Fn>
+class CertJob final : public PriorityJob {
+ public:
+  using Result = std::invoke_result_t<Fn&, const ncrypto::X509View&>;
+  CertJob(const ncrypto::X509View& view, Fn fn) : fn_(std::move(fn)) {
+    CHECK_EQ(X509_up_ref(view.get()), 1);
+    cert_ = ncrypto::X509Pointer(view.get());
+  }
+  std::optional<Result>& result() { return result_; }
+
+ protected:
+  void Work() override { result_.emplace(fn_(cert_.view())); }
+
+ private:
+  ncrypto::X509Pointer cert_;  // A reference of the job's own.
+  Fn fn_;
+  std::optional<Result> result_;
+};
+
+template <typename Fn>
+auto RunOnCert(Environment* env,
+               const char* api,
+               const ncrypto::X509View& view,
+               Fn fn)
+    -> std::optional<std::invoke_result_t<Fn&, const ncrypto::X509View&>> {
+  if (!LongCertificate(view)) return fn(view);
+  auto job =
+      RunStoppable(env, api, std::make_unique<CertJob<Fn>>(view, std::move(fn)));
+  if (!job) return std::nullopt;
+  return std::move(job->result());
+}
+
 // X509Pointer::Parse() of a certificate of more than kParseInPlaceBytes
 // (new X509Certificate() of a client's upload: one of 500,000 names took
 // 70 ms as a 14 MB PEM): RunOnInput().
 std::optional<ncrypto::Result<ncrypto::X509Pointer, int>> ParseX509(
     Environment* env, const ncrypto::Buffer<const unsigned char>& buffer);
+
+// fn(in): RunOnInput() for the bytes of a memory BIO (LoadBIO()'s), read by
+// fn through `in`, a read-only memory BIO over them or over the job's copy
+// (null if OpenSSL could not make one). For the PEM that
+// tls.createSecureContext() reads from its `cert`, `ca` and `crl`, linear
+// in the text at ASN.1 speed (a certificate of 13 MiB of PEM: 145 ms),
+// which an application may take from its users.
+template <typename Fn>
+auto RunOnMemoryBIO(Environment* env,
+                    const char* api,
+                    const ncrypto::BIOPointer& bio,
+                    Fn fn) {
+  char* data = nullptr;
+  const long length = BIO_get_mem_data(bio.get(), &data);  // NOLINT
+  return RunOnInput(
+      env,
+      api,
+      std::string_view(data, length > 0 ? length : 0),
+      [fn = std::move(fn)](std::string_view text) {
+        const ncrypto::BIOPointer in(BIO_new_mem_buf(
+            text.empty() ? "" : text.data(), static_cast<int>(text.size())));
+        return fn(in);
+      });
+}
 
 // The squeeze of an XOF output of `length` bytes from *ctx (hash.digest()
 // with an outputLength a request may pass: 64 MiB of SHAKE256 took 0.29 s),

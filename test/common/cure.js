@@ -4,6 +4,7 @@
 const assert = require('assert');
 const { spawnSync } = require('child_process');
 const common = require('./');
+const { der, oid, integer } = require('./cure-asn1');
 
 // A pseudo-random sequence of 30-bit integers (a linear congruential
 // generator), the same for every run.
@@ -142,25 +143,6 @@ function assertSyncCallStopped(label, api, fn, budget) {
 // The PEM of an EncryptedPrivateKeyInfo of `key` (a KeyObject): PBES2 with
 // PBKDF2-HMAC-SHA256 of `iterations` and AES-256-CBC (RFC 8018), written
 // here so that the count can be any (OpenSSL's KDF runs it at every parse).
-function der(tag, ...parts) {
-  const body = Buffer.concat(parts);
-  let len;
-  if (body.length < 0x80) {
-    len = Buffer.from([body.length]);
-  } else {
-    const bytes = [];
-    for (let n = body.length; n > 0; n >>= 8) bytes.unshift(n & 0xff);
-    len = Buffer.from([0x80 | bytes.length, ...bytes]);
-  }
-  return Buffer.concat([Buffer.from([tag]), len, body]);
-}
-const oid = (hex) => Buffer.from(`06${(hex.length / 2).toString(16).padStart(2, '0')}${hex}`, 'hex');
-function integer(n) {
-  const bytes = [];
-  for (; n > 0; n = Math.floor(n / 256)) bytes.unshift(n % 256);
-  if (bytes.length === 0 || bytes[0] & 0x80) bytes.unshift(0);
-  return der(0x02, Buffer.from(bytes));
-}
 function encryptedPrivateKeyPem(key, passphrase, iterations) {
   const crypto = require('crypto');
   const salt = Buffer.alloc(16, 7);

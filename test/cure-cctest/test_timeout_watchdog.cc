@@ -250,6 +250,26 @@ TEST_F(TimeoutWatchdogTest, WakesFromIdleSleepForTheNextCallback) {
   EXPECT_LE(after, kBudget + kSlackMs);
 }
 
+// Short callbacks that begin and end between two samples keep the thread
+// awake: it samples "between callbacks" nearly every time, but the id moved.
+// Before, it slept after a second of such samples, and JS, which begins
+// callbacks with stores, then had to call into C++ to wake it.
+TEST_F(TimeoutWatchdogTest, StaysAwakeWhileShortCallbacksCome) {
+  watchdog_.SetBudget(60000);  // Samples every 10 ms.
+  const uint32_t* fields = watchdog_.fields();
+  const auto start = Clock::now();
+  int slept = 0;
+  while (MsSince(start) < 1500) {
+    watchdog_.BeginCallback();
+    watchdog_.EndCallback();
+    slept += __atomic_load_n(&fields[TimeoutWatchdog::kSleeping],
+                             __ATOMIC_RELAXED) != 0;
+    SleepMs(2);
+  }
+  EXPECT_EQ(slept, 0);
+  EXPECT_EQ(reports_.size(), 0u);
+}
+
 TEST_F(TimeoutWatchdogTest, SeesCallbacksMarkedThroughTheSharedFields) {
   // What JS does for each nextTick callback: write the next odd id.
   watchdog_.SetBudget(30);
