@@ -558,6 +558,13 @@ bool LongCertificate(const ncrypto::X509View& view) {
   return length < 0 || static_cast<size_t>(length) > kParseInPlaceBytes;
 }
 
+ncrypto::BIOPointer ReadOnlyBIO(const ncrypto::BIOPointer& bio) {
+  char* data = nullptr;
+  const long length = BIO_get_mem_data(bio.get(), &data);  // NOLINT
+  return ncrypto::BIOPointer(BIO_new_mem_buf(
+      length > 0 ? data : "", length > 0 ? static_cast<int>(length) : 0));
+}
+
 std::optional<ncrypto::DataPointer> SqueezeXOF(Environment* env,
                                                ncrypto::EVPMDCtxPointer* ctx,
                                                size_t length) {

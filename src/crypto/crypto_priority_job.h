@@ -302,28 +302,51 @@ auto RunOnCert(Environment* env,
 std::optional<ncrypto::Result<ncrypto::X509Pointer, int>> ParseX509(
     Environment* env, const ncrypto::Buffer<const unsigned char>& buffer);
 
-// fn(in): RunOnInput() for the bytes of a memory BIO (LoadBIO()'s), read by
-// fn through `in`, a read-only memory BIO over them or over the job's copy
-// (null if OpenSSL could not make one). For the PEM that
-// tls.createSecureContext() reads from its `cert`, `ca` and `crl`, linear
-// in the text at ASN.1 speed (a certificate of 13 MiB of PEM: 145 ms),
-// which an application may take from its users.
+// fn(in): OpenSSL's reads of the bytes of a memory BIO (LoadBIO()'s), which
+// fn makes through `in`, a read-only memory BIO over the same bytes (null
+// if OpenSSL could not make one): the PEM that tls.createSecureContext()
+// reads from its `cert`, `ca` and `crl`, linear in the text at ASN.1 speed
+// (a certificate of 13 MiB of PEM: 145 ms), which an application may take
+// from its users. For more than kParseInPlaceBytes, a PriorityJob that
+// holds a reference of its own to the BIO (BIO_up_ref()), so that its bytes
+// outlive an abandoned job's reads without a copy (nothing writes to the
+// BIO once it is loaded); else in place. As RunOnInput() otherwise.
+ncrypto::BIOPointer ReadOnlyBIO(const ncrypto::BIOPointer& bio);
+
+template <typename Fn>
+class MemoryBIOJob final : public PriorityJob {
+ public:
+  using Result = std::invoke_result_t<Fn&, const ncrypto::BIOPointer&>;
+  MemoryBIOJob(const ncrypto::BIOPointer& bio, Fn fn) : fn_(std::move(fn)) {
+    CHECK_EQ(BIO_up_ref(bio.get()), 1);
+    bio_ = ncrypto::BIOPointer(bio.get());
+  }
+  std::optional<Result>& result() { return result_; }
+
+ protected:
+  void Work() override { result_.emplace(fn_(ReadOnlyBIO(bio_))); }
+
+ private:
+  ncrypto::BIOPointer bio_;  // A reference of the job's own.
+  Fn fn_;
+  std::optional<Result> result_;
+};
+
 template <typename Fn>
 auto RunOnMemoryBIO(Environment* env,
                     const char* api,
                     const ncrypto::BIOPointer& bio,
-                    Fn fn) {
+                    Fn fn)
+    -> std::optional<std::invoke_result_t<Fn&, const ncrypto::BIOPointer&>> {
   char* data = nullptr;
-  const long length = BIO_get_mem_data(bio.get(), &data);  // NOLINT
-  return RunOnInput(
-      env,
-      api,
-      std::string_view(data, length > 0 ? length : 0),
-      [fn = std::move(fn)](std::string_view text) {
-        const ncrypto::BIOPointer in(BIO_new_mem_buf(
-            text.empty() ? "" : text.data(), static_cast<int>(text.size())));
-        return fn(in);
-      });
+  if (BIO_get_mem_data(bio.get(), &data) <= static_cast<long>(  // NOLINT
+                                               kParseInPlaceBytes)) {
+    return fn(ReadOnlyBIO(bio));
+  }
+  auto job = RunStoppable(
+      env, api, std::make_unique<MemoryBIOJob<Fn>>(bio, std::move(fn)));
+  if (!job) return std::nullopt;
+  return std::move(job->result());
 }
 
 // The squeeze of an XOF output of `length` bytes from *ctx (hash.digest()
