@@ -259,12 +259,15 @@ TEST_F(TimeoutWatchdogTest, StaysAwakeWhileShortCallbacksCome) {
   const uint32_t* fields = watchdog_.fields();
   const auto start = Clock::now();
   int slept = 0;
-  while (MsSince(start) < 1500) {
+  // A callback every 20 ms for 2.5 s: most samples see none running. A
+  // sleeping thread is still asleep (kSleeping) right after the next
+  // callback's BeginCallback() signals it.
+  while (MsSince(start) < 2500) {
     watchdog_.BeginCallback();
     watchdog_.EndCallback();
     slept += __atomic_load_n(&fields[TimeoutWatchdog::kSleeping],
                              __ATOMIC_RELAXED) != 0;
-    SleepMs(2);
+    SleepMs(20);
   }
   EXPECT_EQ(slept, 0);
   EXPECT_EQ(reports_.size(), 0u);
