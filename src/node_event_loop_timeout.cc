@@ -7,6 +7,7 @@
 #include "node_cure_errors.h"
 #include "env-inl.h"
 #include "node_internals.h"
+#include "node_threadpool_timeout.h"
 #include "node_timeout_watchdog-inl.h"
 #include "util-inl.h"
 
@@ -72,7 +73,17 @@ void EventLoopTimeout::RestartOutermostCallbackSlow(Environment* env) {
     return;
   }
   TimeoutWatchdog* watchdog = &current_->watchdog_;
-  if (watchdog->callback_id() & 1) watchdog->BeginCallback();
+  if (watchdog->callback_id() & 1) {
+    watchdog->BeginCallback();
+  } else {
+    // A scope that began no callback (the main module's first evaluation):
+    // what it still runs (microtasks) stays untimed, but as a callback
+    // without a budget, so that the watchdog, which may have gone to sleep
+    // during a long main module, is awake (BeginCallback() wakes it) for the
+    // nextTick callbacks that JS begins next with stores alone.
+    watchdog->BeginCallback();
+    watchdog->SetCallbackBudget(TimeoutWatchdog::kNoBudget);
+  }
 }
 
 EventLoopTimeout::EventLoopTimeout(Environment* env)
@@ -87,6 +98,10 @@ EventLoopTimeout::EventLoopTimeout(Environment* env)
   }
   watchdog_.SetProgressCounter(TimeoutInterrupt::MicrotaskCounter(isolate_));
   TimeoutInterrupt::SetDelegate(isolate_, this);
+  // A stopped synchronous call may leave a job on the Priority Executor
+  // that runs inside OpenSSL until it returns: exit() must not free what
+  // it uses under it.
+  ThreadPoolTimeout::GuardExit();
   // A TimeoutError lands in the application's code, not half way through
   // Node's own (a lazy getter, the setup of an object after a native call
   // that overran, an internal listener): V8 defers one that is due in a

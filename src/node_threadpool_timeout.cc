@@ -15,6 +15,7 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <mutex>
 #include <unordered_map>
 
 #include "async_wrap-inl.h"
@@ -67,7 +68,8 @@ void OnSlowResourceMarked(const uv_fs_t* req) {
 // here, stdio flushed and reset (node.cc's own atexit(ResetStdio) is among
 // the handlers skipped), without the handlers after this one (a DSA key
 // generation abandoned at exit took a SIGSEGV in OpenSSL's RAND lock in 18
-// of 30 runs without this). Registered once, when a budget is first set.
+// of 30 runs without this). Registered once (GuardExit()), when a budget
+// is first set or --event-loop-timeout is first used.
 void EndWithoutExitHandlersIfAbandoned(int status, void*) {
   uv_threadpool_stats_t stats;
   uv_threadpool_get_stats(&stats);
@@ -403,10 +405,17 @@ uint64_t ThreadPoolTimeout::budget() {
   return uv_threadpool_get_timeout();
 }
 
+void ThreadPoolTimeout::GuardExit() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    CHECK_EQ(on_exit(EndWithoutExitHandlersIfAbandoned, nullptr), 0);
+  });
+}
+
 void ThreadPoolTimeout::SetBudget(uint64_t ms) {
   if (ms != 0 && !ever_enabled_.exchange(true)) {
     uv_fs_slow_resource_set_cb(OnSlowResourceMarked);
-    CHECK_EQ(on_exit(EndWithoutExitHandlersIfAbandoned, nullptr), 0);
+    GuardExit();
   }
   CHECK_EQ(uv_threadpool_set_timeout(ms), 0);
 }

@@ -139,6 +139,12 @@ class ThreadPoolTimeout final {
   // from the main thread only.
   static uint64_t budget();
   static void SetBudget(uint64_t ms);
+  // Once per process, before any work can be abandoned (a budget set here,
+  // or --event-loop-timeout in use, whose stops abandon Priority Executor
+  // jobs): at exit() with abandoned work still live, the process ends
+  // without the exit handlers that would free what that work uses
+  // (OpenSSL's). Any thread.
+  static void GuardExit();
   // Whether a budget was ever set: only then is a UV_ETIMEDOUT from an fs
   // request ours (a soft NFS mount can return ETIMEDOUT too; with the
   // feature off such errors stay upstream's).

@@ -23,7 +23,6 @@ const AsyncContextFrame = require('internal/async_context_frame');
 // Indices into the watchdog's shared words (TimeoutWatchdog::Field).
 const kCallbackId = 0;
 const kCallbackBudget = 1;
-const kSleeping = 2;
 // Values of kCallbackBudget.
 const kUseDefaultBudget = 0;
 const kNoBudget = 0xFFFFFFFF;
@@ -50,8 +49,6 @@ const callbackState = {
   enabled: false,
 };
 
-let wakeWatchdog;
-
 // What enable() calls once, after `fields` and `enabled` are set: the
 // queues' functions that set their flags.
 const enableHooks = [];
@@ -66,14 +63,15 @@ function onEnable(fn) {
   }
 }
 
-// A new callback begins: the next odd id, with the default budget. A
-// watchdog that went to sleep (after a second without callbacks, e.g.
-// during a long main module) only samples again once woken.
+// A new callback begins: the next odd id, with the default budget. Two
+// stores: the watchdog is awake, since these run only inside a callback
+// that C++ began (a timer's, an immediate's, or the nextTick queue after
+// an outermost callback, EventLoopTimeout::RestartOutermostCallback()),
+// which wakes it, and it does not fall asleep while one runs.
 function beginCallback() {
   const { fields } = callbackState;
   fields[kCallbackId] = (fields[kCallbackId] + 2) | 1;
   fields[kCallbackBudget] = kUseDefaultBudget;
-  if (fields[kSleeping] !== 0) wakeWatchdog();
 }
 
 // Times the rest of the running callback afresh with a budget of `ms`
@@ -256,7 +254,6 @@ function enable() {
   binding.setEventLoopTimeoutHooks(
     require('internal/cure/errors').TimeoutError.prototype,
     publishEventLoopTimeout);
-  wakeWatchdog = binding.wakeWatchdog;
   callbackState.fields = binding.getCallbackFields();
   callbackState.enabled = true;
   for (let i = 0; i < enableHooks.length; i++) enableHooks[i]();
