@@ -211,76 +211,79 @@ std::unique_ptr<T> RunStoppable(Environment* env,
   return job;
 }
 
-// fn(input): OpenSSL's work on one input's bytes that has no callback to
-// poll and grows with the input (an ASN.1 parse). For an input of more
-// than kParseInPlaceBytes, a PriorityJob on a copy of it (wiped), as
-// above; else in place. nullopt if the section was stopped first (the
+// Work on one input that has no callback to poll and grows with the input,
+// in three forms below, by what the job holds so that an abandoned one
+// reads nothing of its caller's: RunOnInput() (a copy of bytes),
+// RunOnCert() (a parsed certificate) and RunOnMemoryBIO() (a loaded BIO).
+// Each runs fn in place for an input of up to kParseInPlaceBytes, else in
+// a HoldingJob as above. nullopt if the section was stopped first (the
 // TimeoutError is thrown, `api` in its message); else fn's result, with
 // OpenSSL's errors on the calling thread's queue. fn captures nothing by
-// reference and touches nothing but its input and OpenSSL.
+// reference and touches nothing but what the job holds and OpenSSL.
 constexpr size_t kParseInPlaceBytes = 64 << 10;
 
-template <typename Fn>
-class InputJob final : public PriorityJob {
+// A PriorityJob that runs fn(held.view()): `Held` is what Work() reads, the
+// job's own (a copy, or a reference it took), made from the caller's
+// arguments before the job can be abandoned.
+template <typename Held, typename Fn>
+class HoldingJob final : public PriorityJob {
  public:
-  using Result = std::invoke_result_t<Fn&, std::string_view>;
-  InputJob(std::string_view input, Fn fn)
-      : input_(input), fn_(std::move(fn)) {}
+  using Result =
+      std::invoke_result_t<Fn&, decltype(std::declval<const Held&>().view())>;
+  template <typename Arg>
+  HoldingJob(const Arg& arg, Fn fn) : held_(arg), fn_(std::move(fn)) {}
   std::optional<Result>& result() { return result_; }
 
  protected:
-  void Work() override { result_.emplace(fn_(input_.view())); }
+  void Work() override { result_.emplace(fn_(held_.view())); }
 
  private:
-  const InputCopy input_;
+  const Held held_;
   Fn fn_;
   std::optional<Result> result_;
 };
 
+template <typename Held, typename Arg, typename Fn>
+auto RunHolding(Environment* env, const char* api, const Arg& arg, Fn fn) {
+  auto job = RunStoppable(
+      env, api, std::make_unique<HoldingJob<Held, Fn>>(arg, std::move(fn)));
+  using Result = typename HoldingJob<Held, Fn>::Result;
+  if (!job) return std::optional<Result>();
+  return std::optional<Result>(std::move(job->result()));
+}
+
+// fn(input): the bytes of one input (an ASN.1 parse), the job's a copy of
+// them (InputCopy, wiped).
 template <typename Fn>
 auto RunOnInput(Environment* env,
                 const char* api,
                 std::string_view input,
                 Fn fn) -> std::optional<std::invoke_result_t<Fn&, std::string_view>> {
   if (input.size() <= kParseInPlaceBytes) return fn(input);
-  auto job = RunStoppable(
-      env, api, std::make_unique<InputJob<Fn>>(input, std::move(fn)));
-  if (!job) return std::nullopt;
-  return std::move(job->result());
+  return RunHolding<InputCopy>(env, api, input, std::move(fn));
 }
 
-// fn(view): OpenSSL's work on a parsed certificate that grows with it: its
-// names and extensions printed (subjectAltName of a 10 MiB certificate of
-// 500,000 names: 200 ms), searched (checkHost(), checkEmail(), checkIP():
-// about 100 ms) or encoded (toString()'s PEM: 46 ms). For a certificate of
-// more than kParseInPlaceBytes of DER (LongCertificate()), a PriorityJob
-// that holds a reference of its own to the certificate (X509_up_ref()): an
-// abandoned job reads it until it returns, whatever becomes of the
-// X509Certificate meanwhile. The job only reads it, as the loop thread may
-// at the same time (nothing changes a parsed certificate). Else in place.
-// nullopt if the section was stopped first (the TimeoutError is thrown,
-// `api` in its message); else fn's result, with OpenSSL's errors on the
-// calling thread's queue. fn captures nothing by reference and touches
-// nothing but the certificate and OpenSSL.
+// fn(view): a parsed certificate's work that grows with it: its names and
+// extensions printed (subjectAltName of a 10 MiB certificate of 500,000
+// names: 200 ms), searched (checkHost(), checkEmail(), checkIP(): about
+// 100 ms) or encoded (toString()'s PEM: 46 ms). Over kParseInPlaceBytes of
+// DER (LongCertificate()), the job holds a reference of its own to the
+// certificate (X509_up_ref()): an abandoned job reads it until it returns,
+// whatever becomes of the X509Certificate meanwhile. It only reads it, as
+// the loop thread may at the same time (nothing changes a parsed
+// certificate).
 bool LongCertificate(const ncrypto::X509View& view);
 
-template <typename Fn>
-class CertJob final : public PriorityJob {
+class CertReference {
  public:
-  using Result = std::invoke_result_t<Fn&, const ncrypto::X509View&>;
-  CertJob(const ncrypto::X509View& view, Fn fn) : fn_(std::move(fn)) {
+  explicit CertReference(const ncrypto::X509View& view) {
     CHECK_EQ(X509_up_ref(view.get()), 1);
     cert_ = ncrypto::X509Pointer(view.get());
   }
-  std::optional<Result>& result() { return result_; }
-
- protected:
-  void Work() override { result_.emplace(fn_(cert_.view())); }
+  ncrypto::X509View view() const { return cert_.view(); }
 
  private:
-  ncrypto::X509Pointer cert_;  // A reference of the job's own.
-  Fn fn_;
-  std::optional<Result> result_;
+  ncrypto::X509Pointer cert_;
 };
 
 template <typename Fn>
@@ -290,10 +293,7 @@ auto RunOnCert(Environment* env,
                Fn fn)
     -> std::optional<std::invoke_result_t<Fn&, const ncrypto::X509View&>> {
   if (!LongCertificate(view)) return fn(view);
-  auto job =
-      RunStoppable(env, api, std::make_unique<CertJob<Fn>>(view, std::move(fn)));
-  if (!job) return std::nullopt;
-  return std::move(job->result());
+  return RunHolding<CertReference>(env, api, view, std::move(fn));
 }
 
 // X509Pointer::Parse() of a certificate of more than kParseInPlaceBytes
@@ -302,34 +302,26 @@ auto RunOnCert(Environment* env,
 std::optional<ncrypto::Result<ncrypto::X509Pointer, int>> ParseX509(
     Environment* env, const ncrypto::Buffer<const unsigned char>& buffer);
 
-// fn(in): OpenSSL's reads of the bytes of a memory BIO (LoadBIO()'s), which
-// fn makes through `in`, a read-only memory BIO over the same bytes (null
-// if OpenSSL could not make one): the PEM that tls.createSecureContext()
-// reads from its `cert`, `ca` and `crl`, linear in the text at ASN.1 speed
-// (a certificate of 13 MiB of PEM: 145 ms), which an application may take
-// from its users. For more than kParseInPlaceBytes, a PriorityJob that
-// holds a reference of its own to the BIO (BIO_up_ref()), so that its bytes
-// outlive an abandoned job's reads without a copy (nothing writes to the
-// BIO once it is loaded); else in place. As RunOnInput() otherwise.
+// fn(in): reads of the bytes of a memory BIO (LoadBIO()'s) through `in`, a
+// read-only memory BIO over the same bytes (null if OpenSSL could not make
+// one): the PEM that tls.createSecureContext() reads from its `cert`, `ca`
+// and `crl`, linear in the text at ASN.1 speed (a certificate of 13 MiB of
+// PEM: 145 ms), which an application may take from its users. Over
+// kParseInPlaceBytes, the job holds a reference of its own to the BIO
+// (BIO_up_ref()), so that its bytes outlive an abandoned job's reads
+// without a copy (nothing writes to the BIO once it is loaded).
 ncrypto::BIOPointer ReadOnlyBIO(const ncrypto::BIOPointer& bio);
 
-template <typename Fn>
-class MemoryBIOJob final : public PriorityJob {
+class BIOReference {
  public:
-  using Result = std::invoke_result_t<Fn&, const ncrypto::BIOPointer&>;
-  MemoryBIOJob(const ncrypto::BIOPointer& bio, Fn fn) : fn_(std::move(fn)) {
+  explicit BIOReference(const ncrypto::BIOPointer& bio) {
     CHECK_EQ(BIO_up_ref(bio.get()), 1);
     bio_ = ncrypto::BIOPointer(bio.get());
   }
-  std::optional<Result>& result() { return result_; }
-
- protected:
-  void Work() override { result_.emplace(fn_(ReadOnlyBIO(bio_))); }
+  ncrypto::BIOPointer view() const { return ReadOnlyBIO(bio_); }
 
  private:
-  ncrypto::BIOPointer bio_;  // A reference of the job's own.
-  Fn fn_;
-  std::optional<Result> result_;
+  ncrypto::BIOPointer bio_;
 };
 
 template <typename Fn>
@@ -343,10 +335,7 @@ auto RunOnMemoryBIO(Environment* env,
                                                kParseInPlaceBytes)) {
     return fn(ReadOnlyBIO(bio));
   }
-  auto job = RunStoppable(
-      env, api, std::make_unique<MemoryBIOJob<Fn>>(bio, std::move(fn)));
-  if (!job) return std::nullopt;
-  return std::move(job->result());
+  return RunHolding<BIOReference>(env, api, bio, std::move(fn));
 }
 
 // The squeeze of an XOF output of `length` bytes from *ctx (hash.digest()
