@@ -109,6 +109,16 @@ EventLoopTimeout::EventLoopTimeout(Environment* env)
   // kInternalDeferMs (doc/api/cure.md).
   TimeoutInterrupt::SetEmbedderScripts(isolate_, "node:", kInternalDeferMs);
   env->set_callback_watchdog(&watchdog_);
+  if (env->async_callback_scope_depth() > 0) {
+    // Made inside a callback scope that began no callback (the feature
+    // first used at runtime, in a timer, an immediate or a tick): the rest
+    // of that scope is a callback without a budget, as for the main
+    // module's (RestartOutermostCallbackSlow()), so that the watchdog does
+    // not sleep under the callbacks that JS begins in it with stores alone
+    // (the next timer of the list).
+    watchdog_.BeginCallback();
+    watchdog_.SetCallbackBudget(TimeoutWatchdog::kNoBudget);
+  }
   env->AddCleanupHook(Cleanup, this);
   // Null if the thread has a stop already (only one Environment per thread
   // uses this class): its synchronous calls are then not stopped.

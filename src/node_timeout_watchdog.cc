@@ -221,8 +221,10 @@ void TimeoutWatchdog::Run() {
       }
       fields_[kSleeping].store(0, std::memory_order_relaxed);
       // Woken for a callback about to begin: sample a while before sleeping
-      // again, or one that JS begins right after the wake-up is missed.
+      // again, or one that JS begins right after the wake-up is missed. The
+      // turn is timed from now: the time asleep is not its.
       idle_since = uv_hrtime();
+      turn_at = turn_first = idle_since;
       continue;
     }
     const uint64_t default_ms = budget_ms_.load(std::memory_order_relaxed);

@@ -1,0 +1,34 @@
+'use strict';
+// --event-loop-timeout first turned on at runtime, inside a timer: the next
+// timer of the same list is timed, even when the first ran for more than
+// the second after which an idle watchdog goes to sleep. The list begins
+// each timer with stores alone (no call into C++), and only a callback
+// that C++ began wakes the watchdog; the first timer began before the
+// watchdog existed, so the rest of its scope is now a callback without a
+// budget (EventLoopTimeout's constructor), during which the watchdog does
+// not sleep. Before, the second timer's endless loop was never reported.
+const common = require('../common');
+const assert = require('assert');
+const { TimeoutError, setEventLoopTimeout } = require('node:cure');
+
+function busy(ms) {
+  const end = performance.now() + ms;
+  while (performance.now() < end);
+}
+
+setTimeout(common.mustCall(() => {
+  setEventLoopTimeout(200);
+  // Not timed: this callback began before the feature was on.
+  busy(1500);
+}), 0);
+
+setTimeout(common.mustCall(() => {
+  const start = performance.now();
+  assert.throws(() => {
+    while (performance.now() - start < 8000);
+  }, TimeoutError);
+  const elapsed = performance.now() - start;
+  assert.ok(elapsed < 5000, `interrupted after ${elapsed} ms`);
+  console.log(`interrupted after ${elapsed.toFixed(1)} ms`);
+  setEventLoopTimeout(0);
+}), 0);
