@@ -120,6 +120,12 @@ static void SetCallbackBudget(const FunctionCallbackInfo<Value>& args) {
   args.GetReturnValue().Set(previous);
 }
 
+// wakeWatchdog(): JS began a callback and saw the watchdog asleep.
+static void WakeWatchdog(const FunctionCallbackInfo<Value>& args) {
+  Environment* env = Environment::GetCurrent(args);
+  EventLoopTimeout::From(env)->watchdog()->WakeIfSleeping();
+}
+
 // setEventLoopTimeoutHooks(TimeoutError.prototype, publish): when the
 // feature is first used on the thread.
 static void SetEventLoopTimeoutHooks(const FunctionCallbackInfo<Value>& args) {
@@ -266,6 +272,7 @@ static void Initialize(Local<Object> target,
       context, target, "getEventLoopTimeoutState", GetEventLoopTimeoutState);
   SetMethod(context, target, "getCallbackFields", GetCallbackFields);
   SetMethod(context, target, "setCallbackBudget", SetCallbackBudget);
+  SetMethod(context, target, "wakeWatchdog", WakeWatchdog);
   SetMethod(
       context, target, "setEventLoopTimeoutHooks", SetEventLoopTimeoutHooks);
   // TimeoutErrors (src/node_cure_errors.h).
@@ -312,6 +319,7 @@ static void RegisterExternalReferences(ExternalReferenceRegistry* registry) {
   registry->Register(GetEventLoopTimeoutState);
   registry->Register(GetCallbackFields);
   registry->Register(SetCallbackBudget);
+  registry->Register(WakeWatchdog);
   registry->Register(SetEventLoopTimeoutHooks);
   registry->Register(NewThreadpoolError);
   registry->Register(NewWorkTimeoutError);

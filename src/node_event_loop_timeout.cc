@@ -73,17 +73,7 @@ void EventLoopTimeout::RestartOutermostCallbackSlow(Environment* env) {
     return;
   }
   TimeoutWatchdog* watchdog = &current_->watchdog_;
-  if (watchdog->callback_id() & 1) {
-    watchdog->BeginCallback();
-  } else {
-    // A scope that began no callback (the main module's first evaluation):
-    // what it still runs (microtasks) stays untimed, but as a callback
-    // without a budget, so that the watchdog, which may have gone to sleep
-    // during a long main module, is awake (BeginCallback() wakes it) for the
-    // nextTick callbacks that JS begins next with stores alone.
-    watchdog->BeginCallback();
-    watchdog->SetCallbackBudget(TimeoutWatchdog::kNoBudget);
-  }
+  if (watchdog->callback_id() & 1) watchdog->BeginCallback();
 }
 
 EventLoopTimeout::EventLoopTimeout(Environment* env)
@@ -109,16 +99,6 @@ EventLoopTimeout::EventLoopTimeout(Environment* env)
   // kInternalDeferMs (doc/api/cure.md).
   TimeoutInterrupt::SetEmbedderScripts(isolate_, "node:", kInternalDeferMs);
   env->set_callback_watchdog(&watchdog_);
-  if (env->async_callback_scope_depth() > 0) {
-    // Made inside a callback scope that began no callback (the feature
-    // first used at runtime, in a timer, an immediate or a tick): the rest
-    // of that scope is a callback without a budget, as for the main
-    // module's (RestartOutermostCallbackSlow()), so that the watchdog does
-    // not sleep under the callbacks that JS begins in it with stores alone
-    // (the next timer of the list).
-    watchdog_.BeginCallback();
-    watchdog_.SetCallbackBudget(TimeoutWatchdog::kNoBudget);
-  }
   env->AddCleanupHook(Cleanup, this);
   // Null if the thread has a stop already (only one Environment per thread
   // uses this class): its synchronous calls are then not stopped.

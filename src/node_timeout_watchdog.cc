@@ -207,9 +207,9 @@ void TimeoutWatchdog::Run() {
     if ((budget_ms_.load(std::memory_order_relaxed) == 0 &&
          turn_budget_ms_.load(std::memory_order_relaxed) == 0) ||
         (!running && now - idle_since >= kIdleBeforeSleepNs)) {
-      // Nothing to time until the loop thread begins a callback in C++ (JS
-      // begins its own only inside one), sets a callback's budget or a
-      // budget is set.
+      // Nothing to time until the loop thread begins a callback (in C++, or
+      // in JS, which wakes us when it sees kSleeping), sets a callback's
+      // budget or a budget is set.
       fields_[kSleeping].store(1, std::memory_order_seq_cst);
       bool exact = SleepBarrier();
       if (fields_[kCallbackId].load(std::memory_order_seq_cst) == callback &&

@@ -113,9 +113,8 @@ class TimeoutWatchdog {
   uint32_t* fields();
 
   // Any thread: wakes the watchdog's thread if it sleeps until a callback
-  // begins. BeginCallback() and SetCallbackBudget() do it. JS, which begins
-  // callbacks with stores into fields(), does not: it does so only inside a
-  // callback that C++ began, and the thread does not sleep while one runs.
+  // begins. BeginCallback() does it; JS, which begins callbacks with stores
+  // into fields(), calls it when it sees fields()[kSleeping] set.
   void WakeIfSleeping();
 
   // How many times the TimeoutCallback was called.

@@ -2,11 +2,11 @@
 // --event-loop-timeout first turned on at runtime, inside a timer: the next
 // timer of the same list is timed, even when the first ran for more than
 // the second after which an idle watchdog goes to sleep. The list begins
-// each timer with stores alone (no call into C++), and only a callback
-// that C++ began wakes the watchdog; the first timer began before the
-// watchdog existed, so the rest of its scope is now a callback without a
-// budget (EventLoopTimeout's constructor), during which the watchdog does
-// not sleep. Before, the second timer's endless loop was never reported.
+// each timer with stores of its own (no call into C++), and the first
+// timer began before the watchdog existed, so nothing in C++ marks the
+// scope: the list's stores must wake a sleeping watchdog themselves
+// (`wakeWatchdog()`, lib/internal/timers.js). A version that left the
+// wake-up to C++ never reported the second timer's endless loop.
 const common = require('../common');
 const assert = require('assert');
 const { TimeoutError, setEventLoopTimeout } = require('node:cure');

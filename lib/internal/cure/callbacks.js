@@ -23,6 +23,7 @@ const AsyncContextFrame = require('internal/async_context_frame');
 // Indices into the watchdog's shared words (TimeoutWatchdog::Field).
 const kCallbackId = 0;
 const kCallbackBudget = 1;
+const kSleeping = 2;
 // Values of kCallbackBudget.
 const kUseDefaultBudget = 0;
 const kNoBudget = 0xFFFFFFFF;
@@ -63,15 +64,22 @@ function onEnable(fn) {
   }
 }
 
-// A new callback begins: the next odd id, with the default budget. Two
-// stores: the watchdog is awake, since these run only inside a callback
-// that C++ began (a timer's, an immediate's, or the nextTick queue after
-// an outermost callback, EventLoopTimeout::RestartOutermostCallback()),
-// which wakes it, and it does not fall asleep while one runs.
+// A new callback begins: the next odd id, with the default budget. A
+// watchdog that went to sleep (after a second without callbacks, e.g.
+// during a long main module, or before the feature was first used inside
+// a timer) only samples again once woken. The timer lists write these
+// lines out (lib/internal/timers.js): a call there costs TurboFan's
+// inlining budget.
 function beginCallback() {
   const { fields } = callbackState;
   fields[kCallbackId] = (fields[kCallbackId] + 2) | 1;
   fields[kCallbackBudget] = kUseDefaultBudget;
+  if (fields[kSleeping] !== 0) wakeWatchdog();
+}
+
+// JS began a callback and saw the watchdog asleep (fields[kSleeping]).
+function wakeWatchdog() {
+  internalBinding('cure').wakeWatchdog();
 }
 
 // Times the rest of the running callback afresh with a budget of `ms`
@@ -292,4 +300,5 @@ module.exports = {
   setEventLoopTimeoutAction,
   setupEventLoopTimeout,
   timeoutActions: kActions,
+  wakeWatchdog,
 };
