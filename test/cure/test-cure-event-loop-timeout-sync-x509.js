@@ -25,69 +25,28 @@ const {
 
 const T = 100;
 
+// cure-asn1 and fixtures load nothing of test/common/index.js: a child of
+// printWithoutOptions() requires them too.
+const asn1 = JSON.stringify(require.resolve('../common/cure-asn1'));
+const fixtures = JSON.stringify(require.resolve('../common/fixtures'));
+
 // A certificate (not validly signed: the parse does not check) whose
-// subject alternative names are `names` DNS names, as PEM.
+// subject alternative names are `names` DNS names, as PEM or DER.
 const certificate = `(names, pem = true) => {
-  const crypto = require('crypto');
-  const fixtures = require(${JSON.stringify(require.resolve('../common/fixtures'))});
-  const len = (n) => {
-    if (n < 0x80) return Buffer.from([n]);
-    const bytes = [];
-    for (; n > 0; n >>= 8) bytes.unshift(n & 0xff);
-    return Buffer.from([0x80 | bytes.length, ...bytes]);
-  };
-  const der = (tag, ...parts) => {
-    const body = Buffer.concat(parts);
-    return Buffer.concat([Buffer.from([tag]), len(body.length), body]);
-  };
-  const oid = (hex) => der(0x06, Buffer.from(hex, 'hex'));
-  const name = der(0x30, der(0x31, der(0x30, oid('550403'),
-                                       der(0x0c, Buffer.from('x')))));
-  const sha256WithRSA = der(0x30, oid('2a864886f70d01010b'), Buffer.from([5, 0]));
-  const spki = crypto.createPublicKey(fixtures.readKey('agent1-key.pem'))
-    .export({ type: 'spki', format: 'der' });
-  const sans = [];
-  for (let i = 0; i < names; i++) {
-    const host = Buffer.from('h' + i + '.example.com');
-    sans.push(Buffer.from([0x82, host.length]), host);
-  }
-  const tbs = der(0x30,
-                  der(0xa0, der(0x02, Buffer.from([2]))),
-                  der(0x02, Buffer.from([1])),
-                  sha256WithRSA, name,
-                  der(0x30, der(0x17, Buffer.from('250101000000Z')),
-                      der(0x17, Buffer.from('350101000000Z'))),
-                  name, spki,
-                  der(0xa3, der(0x30, der(0x30, oid('551d11'),
-                                          der(0x04, der(0x30, Buffer.concat(sans)))))));
-  const cert = der(0x30, tbs, sha256WithRSA,
-                   der(0x03, Buffer.from([0]), Buffer.alloc(256, 7)));
-  if (!pem) return cert;
-  return '-----BEGIN CERTIFICATE-----\\n' +
-         cert.toString('base64').match(/.{1,64}/g).join('\\n') +
-         '\\n-----END CERTIFICATE-----\\n';
+  const asn1 = require(${asn1});
+  const cert = asn1.certificateDer({ sans: names });
+  return pem ? asn1.pem(cert) : cert;
 }`;
 
 // An SPKAC (base64 of its DER) with a challenge of `bytes`, signed with
 // agent1's key, as a browser's <keygen> sends it.
 const spkac = `(bytes) => {
   const crypto = require('crypto');
-  const fixtures = require(${JSON.stringify(require.resolve('../common/fixtures'))});
-  const len = (n) => {
-    if (n < 0x80) return Buffer.from([n]);
-    const out = [];
-    for (; n > 0; n >>= 8) out.unshift(n & 0xff);
-    return Buffer.from([0x80 | out.length, ...out]);
-  };
-  const der = (tag, ...parts) => {
-    const body = Buffer.concat(parts);
-    return Buffer.concat([Buffer.from([tag]), len(body.length), body]);
-  };
-  const key = crypto.createPrivateKey(fixtures.readKey('agent1-key.pem'));
+  const { der, oid } = require(${asn1});
+  const key = crypto.createPrivateKey(require(${fixtures}).readKey('agent1-key.pem'));
   const spki = crypto.createPublicKey(key).export({ type: 'spki', format: 'der' });
   const pkac = der(0x30, spki, der(0x16, Buffer.alloc(bytes, 0x61)));
-  const sha256WithRSA = der(0x30, der(0x06, Buffer.from('2a864886f70d01010b', 'hex')),
-                         Buffer.from([5, 0]));
+  const sha256WithRSA = der(0x30, oid('2a864886f70d01010b'), Buffer.from([5, 0]));
   const signature = crypto.sign('sha256', pkac, key);
   return der(0x30, pkac, sha256WithRSA,
              der(0x03, Buffer.from([0]), signature)).toString('base64');
