@@ -15,9 +15,14 @@
 #include "openssl/err.h"
 #include "openssl/pem.h"
 #include "openssl/pkcs12.h"
+#include "openssl/ssl.h"
 #include "openssl/opensslv.h"
 #include "uv/sync-stop.h"
 #include "util.h"
+#if !defined(OPENSSL_IS_BORINGSSL) && OPENSSL_VERSION_MAJOR >= 3
+#include "openssl/core_names.h"
+#include "openssl/kdf.h"
+#endif
 
 namespace node {
 namespace crypto {
@@ -505,6 +510,67 @@ class SqueezeJob final : public PriorityJob {
   ncrypto::DataPointer out_;
 };
 
+#if NODECURE_PRIORITY_JOBS
+// The TLS 1.2 PRF (RFC 5246, 5) of `secret` and `seed` into `length` bytes
+// of its own, with the PRF digest named `digest`: OpenSSL's TLS1-PRF KDF,
+// which tls1_PRF() runs for SSL_export_keying_material().
+class ExporterJob final : public PriorityJob {
+ public:
+  ExporterJob(const char* digest,
+              std::string secret,
+              std::string seed,
+              size_t length)
+      : digest_(digest),
+        secret_(std::move(secret)),
+        seed_(std::move(seed)),
+        length_(length) {}
+  ~ExporterJob() override {
+    OPENSSL_cleanse(secret_.data(), secret_.size());
+  }
+
+  ncrypto::DataPointer TakeOutput() { return std::move(out_); }
+
+ protected:
+  // A failure's errors do not stay on the queue (the caller then runs
+  // upstream's call, which raises its own); marked here, on the thread
+  // that runs it, since a mark does not move with the queue.
+  void Work() override {
+    ERR_set_mark();
+    Derive();
+    ERR_pop_to_mark();
+  }
+
+ private:
+  void Derive() {
+    EVP_KDF* kdf = EVP_KDF_fetch(nullptr, OSSL_KDF_NAME_TLS1_PRF, nullptr);
+    EVP_KDF_CTX* ctx = kdf != nullptr ? EVP_KDF_CTX_new(kdf) : nullptr;
+    EVP_KDF_free(kdf);
+    if (ctx == nullptr) return;
+    const OSSL_PARAM params[] = {
+        OSSL_PARAM_construct_utf8_string(
+            OSSL_KDF_PARAM_DIGEST, const_cast<char*>(digest_.c_str()), 0),
+        OSSL_PARAM_construct_octet_string(
+            OSSL_KDF_PARAM_SECRET, secret_.data(), secret_.size()),
+        OSSL_PARAM_construct_octet_string(
+            OSSL_KDF_PARAM_SEED, seed_.data(), seed_.size()),
+        OSSL_PARAM_construct_end(),
+    };
+    auto out = ncrypto::DataPointer::Alloc(length_);
+    if (out && EVP_KDF_derive(ctx, out.get<unsigned char>(), length_,
+                              params) == 1) {
+      out_ = std::move(out);
+    }
+    EVP_KDF_CTX_free(ctx);
+  }
+
+  const std::string digest_;
+  std::string secret_;
+  std::string seed_;
+  const size_t length_;
+  ncrypto::DataPointer out_;
+};
+#endif  // NODECURE_PRIORITY_JOBS
+
 }  // namespace
 
 std::optional<ncrypto::EVPKeyPointer::ParseKeyResult> ParsePrivateKey(
@@ -574,6 +640,101 @@ std::optional<ncrypto::DataPointer> SqueezeXOF(Environment* env,
   if (!job) return std::nullopt;
   *ctx = job->TakeContext();
   return job->TakeOutput();
+}
+
+LongExport ExportLongKeyingMaterial(Environment* env,
+                                    SSL* ssl,
+                                    size_t length,
+                                    std::string_view label,
+                                    const unsigned char* context,
+                                    size_t context_length,
+                                    bool use_context,
+                                    ncrypto::DataPointer* out) {
+#if !NODECURE_PRIORITY_JOBS
+  return LongExport::kInPlace;  // the KDF API is OpenSSL 3's
+#else
+  if (length <= kSqueezeInPlaceBytes || SSL_is_dtls(ssl) ||
+      SSL_version(ssl) != TLS1_2_VERSION) {
+    return LongExport::kInPlace;
+  }
+  const SSL_CIPHER* cipher = SSL_get_current_cipher(ssl);
+  const SSL_SESSION* session = SSL_get_session(ssl);
+  const EVP_MD* md =
+      cipher != nullptr ? SSL_CIPHER_get_handshake_digest(cipher) : nullptr;
+  if (session == nullptr || md == nullptr) return LongExport::kInPlace;
+  // A suite of before TLS 1.2 names MD5-SHA1; TLS 1.2 uses SHA-256 for it
+  // (ssl_get_algorithm2()).
+  const char* digest = EVP_MD_get0_name(md);
+  if (digest == nullptr) return LongExport::kInPlace;
+  if (EVP_MD_is_a(md, "MD5-SHA1")) digest = "SHA256";
+  {
+    // Where nothing could stop it (no budget, or a thread without a stop),
+    // upstream's call as it is.
+    StoppableSyncCall probe;
+    if (!probe.entered()) return LongExport::kInPlace;
+    if (probe.ThrowIfStopped(env, "exportKeyingMaterial"))
+      return LongExport::kStopped;
+  }
+
+  // Upstream's call for the first bytes: its checks, and the reference.
+  unsigned char first[32];
+  ERR_set_mark();
+  const bool ok = SSL_export_keying_material(ssl,
+                                             first,
+                                             sizeof(first),
+                                             label.data(),
+                                             label.size(),
+                                             context,
+                                             context_length,
+                                             use_context) == 1;
+  ERR_pop_to_mark();
+  if (!ok) return LongExport::kInPlace;  // fails there, as upstream
+
+  std::string secret(SSL_MAX_MASTER_KEY_LENGTH, '\0');
+  secret.resize(SSL_SESSION_get_master_key(
+      session, reinterpret_cast<unsigned char*>(secret.data()),
+      secret.size()));
+  // label || client_random || server_random [|| length || context]
+  std::string seed(label);
+  unsigned char random[SSL3_RANDOM_SIZE];
+  bool have = !secret.empty() && SSL_get_client_random(
+                                     ssl, random, sizeof(random)) ==
+                                     sizeof(random);
+  if (have) {
+    seed.append(reinterpret_cast<const char*>(random), sizeof(random));
+    have = SSL_get_server_random(ssl, random, sizeof(random)) ==
+           sizeof(random);
+  }
+  if (!have) {
+    OPENSSL_cleanse(secret.data(), secret.size());
+    OPENSSL_cleanse(first, sizeof(first));
+    return LongExport::kInPlace;
+  }
+  seed.append(reinterpret_cast<const char*>(random), sizeof(random));
+  if (use_context) {
+    seed += static_cast<char>((context_length >> 8) & 0xff);
+    seed += static_cast<char>(context_length & 0xff);
+    if (context_length > 0)
+      seed.append(reinterpret_cast<const char*>(context), context_length);
+  }
+
+  auto job = RunStoppable(env,
+                          "exportKeyingMaterial",
+                          std::make_unique<ExporterJob>(
+                              digest, std::move(secret), std::move(seed),
+                              length));
+  if (!job) {
+    OPENSSL_cleanse(first, sizeof(first));
+    return LongExport::kStopped;
+  }
+  ncrypto::DataPointer output = job->TakeOutput();
+  const bool same =
+      output && CRYPTO_memcmp(output.get(), first, sizeof(first)) == 0;
+  OPENSSL_cleanse(first, sizeof(first));
+  if (!same) return LongExport::kInPlace;  // not upstream's output
+  *out = std::move(output);
+  return LongExport::kDone;
+#endif  // NODECURE_PRIORITY_JOBS
 }
 
 }  // namespace crypto

@@ -350,6 +350,35 @@ std::optional<ncrypto::DataPointer> SqueezeXOF(Environment* env,
                                                ncrypto::EVPMDCtxPointer* ctx,
                                                size_t length);
 
+// exportKeyingMaterial() (SSL_export_keying_material()) of more than
+// kSqueezeInPlaceBytes on a TLS 1.2 connection: the PRF runs over the
+// length its caller passes, two HMACs per 32 bytes of output (16 MiB took
+// about 2 s), with no callback. TLS 1.3's exporter is HKDF, whose
+// output is at most 255 hashes long. Inside a section that
+// --event-loop-timeout may stop, a PriorityJob on copies of the
+// session's master secret (wiped when the job is deleted) and of the seed
+// (the label, both randoms and the context, as OpenSSL's
+// tls1_export_keying_material() builds it) runs the same PRF (the TLS1-PRF
+// KDF with the suite's PRF digest) into an output of its own; the
+// connection itself stays on the loop thread. OpenSSL first runs the same
+// export in place for 32 bytes, so that a label or a state that it refuses
+// fails as upstream's call does, and the job's output must begin with those
+// bytes: a protocol, suite or session that this mirror would get wrong runs
+// upstream's call instead.
+enum class LongExport {
+  kInPlace,  // not handled here: run upstream's call
+  kStopped,  // the section was stopped first: the TimeoutError is thrown
+  kDone,     // *out holds the output
+};
+LongExport ExportLongKeyingMaterial(Environment* env,
+                                    SSL* ssl,
+                                    size_t length,
+                                    std::string_view label,
+                                    const unsigned char* context,
+                                    size_t context_length,
+                                    bool use_context,
+                                    ncrypto::DataPointer* out);
+
 }  // namespace crypto
 }  // namespace node
 
