@@ -18,6 +18,8 @@
 // one call a MiB more, with or without a budget, and gives the same value.
 
 const {
+  ArrayPrototypePush,
+  ArrayPrototypeShift,
   StringPrototypeCharCodeAt,
   StringPrototypeSlice,
   TypedArrayPrototypeGetByteLength,
@@ -26,10 +28,14 @@ const {
   DataViewPrototypeGetBuffer,
   DataViewPrototypeGetByteLength,
   DataViewPrototypeGetByteOffset,
+  Symbol,
   Uint8Array,
 } = primordials;
 
 const { isDataView } = require('internal/util/types');
+const { setImmediate } = require('timers');
+const { callbackState } = require('internal/cure/callbacks');
+const { TimeoutError } = require('internal/cure/errors');
 
 // Bytes (or characters) a piece: about 0.5 ms of CRC-32 here, about 5 ms
 // of a string's UTF-8 (four times that under AddressSanitizer).
@@ -75,6 +81,133 @@ function crc32InPieces(crc32Native, data, value) {
   return value;
 }
 
+// The reads of a JSStreamSocket (TLS or HTTP/2 over a JavaScript
+// stream: a WebSocket tunnel, a duplex pair, a proxy's stream) under
+// --event-loop-timeout.
+//
+// JSStream's readBuffer() (src/js_stream.cc) hands one chunk of the wrapped
+// stream to its listener in one call. TLS decrypts it a buffer at a time
+// and emits each piece of cleartext to JavaScript as it goes; readBuffer()
+// catches what that JavaScript throws and rethrows the first exception only
+// once the whole chunk went through. A message-based transport hands over a
+// whole message of the peer's as one chunk, so a TimeoutError thrown into a
+// 'data' listener was caught there, and the rest of the message ran
+// through the listeners anyway (a fresh budget after each TimeoutError),
+// for as long as the peer's message was long.
+//
+// With a callback budget on the thread (callbackState.enabled), a chunk of
+// more than kPieceBytes goes to readBuffer() a piece at a time. A piece that
+// comes back with the TimeoutError ends the call: the pieces after it wait
+// in kUnread, ahead of any chunk that comes meanwhile, and an immediate
+// hands them over, as a callback of its own (with a budget of its own).
+// Nothing is lost or reordered, and the wrapped stream's end is passed on
+// after them. Another exception goes on as readBuffer() does: the rest is
+// handed over, then the first exception is thrown.
+//
+// Without a budget, or for a chunk of up to kPieceBytes, readBuffer() gets
+// the chunk as upstream's code gave it.
+
+// One TLS record's worth of ciphertext, and more than its cleartext.
+const kPieceBytes = 16 * 1024;
+
+const kUnread = Symbol('kUnread');      // chunks not yet handed over
+const kOffset = Symbol('kOffset');      // how much of the first went over
+const kEnded = Symbol('kEnded');        // the wrapped stream ended after them
+const kScheduled = Symbol('kScheduled');  // an immediate hands them over
+
+function isTimeout(err) {
+  return err instanceof TimeoutError && err.code === 'ERR_EVENT_LOOP_TIMEOUT';
+}
+
+// Hands what waits in kUnread to the socket's handle, a piece at a time,
+// then the end if it came. The first chunk's offset moves as soon as a
+// piece went over (readBuffer() returned, or threw: the piece went through
+// either way), before anything that could take a TimeoutError, so that no
+// piece is handed over twice or skipped. On a TimeoutError the rest waits
+// for an immediate and it is thrown.
+function handOverUnread(socket) {
+  const unread = socket[kUnread];
+  let first;
+  let failed = false;
+  try {
+    while (unread.length > 0) {
+      if (!socket._handle) {  // destroyed (by a listener)
+        unread.length = 0;
+        socket[kOffset] = 0;
+        break;
+      }
+      const chunk = unread[0];
+      const offset = socket[kOffset];
+      if (offset >= chunk.length) {
+        ArrayPrototypeShift(unread);
+        socket[kOffset] = 0;
+        continue;
+      }
+      const end = offset + kPieceBytes;
+      try {
+        socket._handle.readBuffer(chunk.subarray(offset, end));
+      } catch (err) {
+        socket[kOffset] = end;
+        if (isTimeout(err)) throw err;
+        if (!failed) {
+          failed = true;
+          first = err;
+        }
+        continue;
+      }
+      socket[kOffset] = end;
+    }
+  } catch (err) {
+    // The TimeoutError: from a piece's listeners, or between pieces.
+    if (unread.length > 0 && !socket[kScheduled]) {
+      socket[kScheduled] = true;
+      setImmediate(fromImmediate, socket);
+    }
+    throw failed ? first : err;
+  }
+  if (socket[kEnded] && socket._handle) {
+    socket[kEnded] = false;
+    socket._handle.emitEOF();
+  }
+  if (failed) throw first;
+}
+
+function fromImmediate(socket) {
+  socket[kScheduled] = false;
+  handOverUnread(socket);
+}
+
+// JSStreamSocket's 'data' listener of the wrapped stream: hands `chunk` to
+// `socket._handle` (which the caller checked).
+function readChunk(socket, chunk) {
+  let unread = socket[kUnread];
+  if (unread !== undefined && unread.length > 0) {
+    ArrayPrototypePush(unread, chunk);  // after what waits
+    return;
+  }
+  if (!callbackState.enabled || chunk.length <= kPieceBytes) {
+    socket._handle.readBuffer(chunk);
+    return;
+  }
+  if (unread === undefined) {
+    unread = socket[kUnread] = [];
+    socket[kOffset] = 0;
+  }
+  ArrayPrototypePush(unread, chunk);
+  handOverUnread(socket);
+}
+
+// The 'end' listener: true if the end must wait for what waits (it is
+// then passed on after it), false if the caller passes it on now.
+function deferEnd(socket) {
+  const unread = socket[kUnread];
+  if (unread === undefined || unread.length === 0) return false;
+  socket[kEnded] = true;
+  return true;
+}
+
 module.exports = {
   crc32InPieces,
+  deferEnd,
+  readChunk,
 };
