@@ -120,10 +120,10 @@ function isTimeout(err) {
 }
 
 // Hands what waits in kUnread to the socket's handle, a piece at a time,
-// then the end if it came. The first chunk's offset moves as soon as a
-// piece went over (readBuffer() returned, or threw: the piece went through
-// either way), before anything that could take a TimeoutError, so that no
-// piece is handed over twice or skipped. On a TimeoutError the rest waits
+// then the end if it came. The first chunk's offset moves (or the chunk
+// leaves) as soon as a piece went over (readBuffer() returned, or threw:
+// the piece went through either way), before any call that could take a
+// TimeoutError, so that no piece is handed over twice or skipped. On a TimeoutError the rest waits
 // for an immediate and it is thrown.
 function handOverUnread(socket) {
   const unread = socket[kUnread];
@@ -137,25 +137,28 @@ function handOverUnread(socket) {
         break;
       }
       const chunk = unread[0];
-      const offset = socket[kOffset];
-      if (offset >= chunk.length) {
+      const end = socket[kOffset] + kPieceBytes;
+      let threw = false;
+      let error;
+      try {
+        socket._handle.readBuffer(chunk.subarray(socket[kOffset], end));
+      } catch (err) {
+        threw = true;
+        error = err;
+      }
+      if (end < chunk.length) {
+        socket[kOffset] = end;
+      } else {
         ArrayPrototypeShift(unread);
         socket[kOffset] = 0;
-        continue;
       }
-      const end = offset + kPieceBytes;
-      try {
-        socket._handle.readBuffer(chunk.subarray(offset, end));
-      } catch (err) {
-        socket[kOffset] = end;
-        if (isTimeout(err)) throw err;
+      if (threw) {
+        if (isTimeout(error)) throw error;
         if (!failed) {
           failed = true;
-          first = err;
+          first = error;
         }
-        continue;
       }
-      socket[kOffset] = end;
     }
   } catch (err) {
     // The TimeoutError: from a piece's listeners, or between pieces.
