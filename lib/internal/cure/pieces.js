@@ -123,8 +123,8 @@ function isTimeout(err) {
 // then the end if it came. The first chunk's offset moves (or the chunk
 // leaves) as soon as a piece went over (readBuffer() returned, or threw:
 // the piece went through either way), before any call that could take a
-// TimeoutError, so that no piece is handed over twice or skipped. On a TimeoutError the rest waits
-// for an immediate and it is thrown.
+// TimeoutError, so that no piece is handed over twice or skipped. On a
+// TimeoutError the rest waits for an immediate and it is thrown.
 function handOverUnread(socket) {
   const unread = socket[kUnread];
   let first;
