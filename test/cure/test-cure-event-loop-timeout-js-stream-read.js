@@ -10,12 +10,14 @@
 // (readChunk(), lib/internal/cure/pieces.js): the TimeoutError ends the
 // delivering callback at once, and the rest follows in immediates of their
 // own, in order, before the stream's end; the listeners get every byte.
+// (A second reading ran this test under Node 20 without its timeouts: the
+// 16 MiB arrive synchronously inside push(), after the held handshake.)
 const common = require('../common');
 if (!common.hasCrypto) common.skip('missing crypto');
 const assert = require('assert');
 const { Duplex } = require('stream');
 const tls = require('tls');
-const { createHash, randomBytes } = require('crypto');
+const { randomBytes } = require('crypto');
 const fixtures = require('../common/fixtures');
 const { assertInterrupted } = require('../common/cure');
 
@@ -87,17 +89,17 @@ const server = new tls.TLSSocket(serverEnd, {
   key: fixtures.readKey('agent1-key.pem'),
   cert: fixtures.readKey('agent1-cert.pem'),
 });
-const hash = createHash('sha256');
-let received = 0;
-server.on('data', (data) => {
-  received += data.length;
-  hash.update(data);
-  spin(data.length / 4096);
-});
+// The data is kept with no JavaScript of ours in the way (a bound builtin:
+// a TimeoutError due between two records is thrown at the entry of the
+// next listener's code, and a listener that counted it would miss a record
+// that did arrive); the next listener spins.
+const chunks = [];
+server.on('data', chunks.push.bind(chunks));
+server.on('data', (data) => spin(data.length / 4096));
 server.on('end', common.mustCall(() => {
-  assert.strictEqual(received, payload.length);
-  assert.strictEqual(hash.digest('hex'),
-                     createHash('sha256').update(payload).digest('hex'));
+  const received = Buffer.concat(chunks);
+  assert.strictEqual(received.length, payload.length);
+  assert.ok(received.equals(payload));
   assert.ok(drainsStopped > 0);
   console.log(`the rest delivered in immediates, ${drainsStopped} stopped`);
 }));

@@ -4,12 +4,12 @@
 // listener of a JSStreamSocket under a budget, on a handle that records
 // what it gets and throws where told: a TimeoutError from a piece ends the
 // call and the rest follows in an immediate, ahead of the chunks that came
-// meanwhile and before the end; another exception lets the rest go on and
+// meanwhile and before the end and the close; another exception lets the rest go on and
 // is thrown after it, as JSStream's readBuffer() does; without a budget the
 // chunk is one call. Every byte arrives once, in order.
 const common = require('../common');
 const assert = require('assert');
-const { readChunk, deferEnd } = require('internal/cure/pieces');
+const { readChunk, deferClose, deferEnd } = require('internal/cure/pieces');
 const { callbackState } = require('internal/cure/callbacks');
 
 const kPiece = 16 * 1024;
@@ -90,6 +90,23 @@ destroyed.socket._handle = null;
 setImmediate(common.mustCall(() => {
   assert.strictEqual(destroyed.got.length, 1);
 }));
+
+// The wrapped stream ended and closed before the rest went over (its
+// 'end' and 'close' come in nextTicks, before any immediate): the end, then
+// the destroy, after the rest.
+const closed = socketThatThrows([1]);
+let destroys = 0;
+closed.socket.destroy = common.mustCall(() => {
+  destroys++;
+  assert.ok(Buffer.concat(closed.got).equals(a));
+  assert.strictEqual(closed.eofs(), 1);
+  closed.socket._handle = null;
+});
+assert.throws(() => readChunk(closed.socket, a), isTimeout);
+assert.strictEqual(deferEnd(closed.socket), true);
+assert.strictEqual(deferClose(closed.socket), true);
+setImmediate(common.mustCall(() => assert.strictEqual(destroys, 1)));
+assert.strictEqual(deferClose(last.socket), false);
 
 // Up to a piece: one call, as upstream.
 const small = socketThatThrows();

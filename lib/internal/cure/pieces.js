@@ -100,9 +100,9 @@ function crc32InPieces(crc32Native, data, value) {
 // comes back with the TimeoutError ends the call: the pieces after it wait
 // in kUnread, ahead of any chunk that comes meanwhile, and an immediate
 // hands them over, as a callback of its own (with a budget of its own).
-// Nothing is lost or reordered, and the wrapped stream's end is passed on
-// after them. Another exception goes on as readBuffer() does: the rest is
-// handed over, then the first exception is thrown.
+// Nothing is lost or reordered, and the wrapped stream's end and close are
+// passed on after them. Another exception goes on as readBuffer() does:
+// the rest is handed over, then the first exception is thrown.
 //
 // Without a budget, or for a chunk of up to kPieceBytes, readBuffer() gets
 // the chunk as upstream's code gave it.
@@ -114,6 +114,7 @@ const kUnread = Symbol('kUnread');      // chunks not yet handed over
 const kOffset = Symbol('kOffset');      // how much of the first went over
 const kEnded = Symbol('kEnded');        // the wrapped stream ended after them
 const kScheduled = Symbol('kScheduled');  // an immediate hands them over
+const kClosed = Symbol('kClosed');      // the wrapped stream closed after them
 
 function isTimeout(err) {
   return err instanceof TimeoutError && err.code === 'ERR_EVENT_LOOP_TIMEOUT';
@@ -137,18 +138,23 @@ function handOverUnread(socket) {
         break;
       }
       const chunk = unread[0];
-      const end = socket[kOffset] + kPieceBytes;
+      const offset = socket[kOffset];
+      if (offset >= chunk.length) {  // went over in full
+        ArrayPrototypeShift(unread);
+        socket[kOffset] = 0;
+        continue;
+      }
+      const end = offset + kPieceBytes;
       let threw = false;
       let error;
       try {
-        socket._handle.readBuffer(chunk.subarray(socket[kOffset], end));
+        socket._handle.readBuffer(chunk.subarray(offset, end));
       } catch (err) {
         threw = true;
         error = err;
       }
-      if (end < chunk.length) {
-        socket[kOffset] = end;
-      } else {
+      socket[kOffset] = end;
+      if (end >= chunk.length) {
         ArrayPrototypeShift(unread);
         socket[kOffset] = 0;
       }
@@ -171,6 +177,10 @@ function handOverUnread(socket) {
   if (socket[kEnded] && socket._handle) {
     socket[kEnded] = false;
     socket._handle.emitEOF();
+  }
+  if (socket[kClosed]) {
+    socket[kClosed] = false;
+    socket.destroy();
   }
   if (failed) throw first;
 }
@@ -209,8 +219,21 @@ function deferEnd(socket) {
   return true;
 }
 
+// The 'close' listener: true if destroying the socket must wait for what
+// waits (it is then destroyed after it, and after the end), false if the
+// caller destroys it now. A wrapped stream that closes right after its end
+// (its writable side finished first) would otherwise take the socket's
+// handle, and the rest with it, before the immediate runs.
+function deferClose(socket) {
+  const unread = socket[kUnread];
+  if (unread === undefined || unread.length === 0) return false;
+  socket[kClosed] = true;
+  return true;
+}
+
 module.exports = {
   crc32InPieces,
+  deferClose,
   deferEnd,
   readChunk,
 };
