@@ -1,0 +1,224 @@
+#ifndef SRC_NODE_URL_PATTERN_HOP_H_
+#define SRC_NODE_URL_PATTERN_HOP_H_
+
+#if defined(NODE_WANT_INTERNALS) && NODE_WANT_INTERNALS
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "ada.h"
+#include "env.h"
+#include "node_event_loop_timeout.h"
+#include "node_sync_hop.h"
+
+namespace node::url_pattern {
+
+// nodecure: URLPattern's exec() and test() of a long string input.
+//
+// ada's url_pattern::exec() and test() parse a string input as a URL (with
+// its base, if one is given) and then match each component with the
+// pattern's RegExps, which V8 runs (URLPatternRegexProvider) and whose
+// backtracking checks for interrupts. The parse is ada's, in one call that
+// nothing stops: as for new URL(), 17 ms for 16 MiB with an ASCII path,
+// 166 ms with a non-ASCII one, seconds for a long host that needs IDNA. It
+// cannot hop with the match, which calls V8 on the loop thread; so, for an
+// input (with its base) of more than kHopInputBytes, in a callback with a
+// budget, the parse alone runs on the Priority Executor (RunAbandonable(),
+// node_sync_hop.h, which owns copies of both strings and is left there at
+// the stop), and the match runs here on its result:
+//
+//   loop thread                              executor thread
+//   ExecLongInput(): SyncCallsStoppable()
+//   RunAbandonable("URLPattern.prototype.exec")
+//     waits ...                              ada::parse(base), ada::parse(in)
+//     the budget passes: kStopped, the       ... returns; the job is deleted
+//     TimeoutError is thrown
+//   or it returns first: kDone, the components matched below as ada's
+//   url_pattern::match() / test() match them after their own parse
+//
+// MatchParsed() and TestParsed() repeat what ada 3.4's match() and test()
+// do after the parse, through the pattern's public members (its components'
+// fast_match() and create_component_match_result(), test_components()): a
+// newer ada that changes them must be followed here; the test
+// (test-cure-event-loop-timeout-url-pattern-parse.js) compares the results
+// of both paths. kInPlace, for everything else (a URLPatternInit, a short
+// input, no budget), leaves the call to ada as upstream's code makes it.
+// Loop thread only.
+enum class LongMatch { kInPlace, kStopped, kDone };
+
+namespace hop_detail {
+
+// The input parsed, or std::nullopt where ada's match() returns null (the
+// base or the input is no URL). Runs on either thread: ada only.
+inline std::optional<ada::url_aggregator> ParseWithBase(
+    std::string_view input, bool has_base, std::string_view base) {
+  ada::result<ada::url_aggregator> base_url;
+  if (has_base) {
+    base_url = ada::parse<ada::url_aggregator>(base, nullptr);
+    if (!base_url) return std::nullopt;
+  }
+  auto url = ada::parse<ada::url_aggregator>(
+      input, base_url.has_value() ? &*base_url : nullptr);
+  if (!url) return std::nullopt;
+  return std::move(*url);
+}
+
+// kInPlace, or the parse's outcome (`*url` set when kDone).
+inline LongMatch ParseLongInput(Environment* env,
+                                const char* api,
+                                const ada::url_pattern_input& input,
+                                const std::optional<std::string_view>& base,
+                                std::optional<ada::url_aggregator>* url) {
+  if (!std::holds_alternative<std::string_view>(input)) {
+    return LongMatch::kInPlace;
+  }
+  const std::string_view in = std::get<std::string_view>(input);
+  const std::string_view base_view = base.value_or(std::string_view());
+  if (in.size() + base_view.size() <= kHopInputBytes ||
+      !EventLoopTimeout::SyncCallsStoppable(env)) {
+    return LongMatch::kInPlace;
+  }
+  const bool has_base = base.has_value();
+  auto parsed = RunAbandonable(
+      env,
+      api,
+      [has_base](std::string_view text, std::string_view base_text) {
+        return ParseWithBase(text, has_base, base_text);
+      },
+      in,
+      base_view);
+  if (!parsed) return LongMatch::kStopped;  // The TimeoutError is thrown.
+  *url = std::move(*parsed);
+  return LongMatch::kDone;
+}
+
+}  // namespace hop_detail
+
+// ada's url_pattern::match() of a string input, after its parse.
+template <typename Pattern>
+std::optional<ada::url_pattern_result> MatchParsed(
+    Pattern& pattern,
+    const ada::url_aggregator& url,
+    std::string_view input,
+    const std::optional<std::string_view>& base) {
+  std::vector<ada::url_pattern_input> inputs{input};
+  if (base.has_value()) inputs.emplace_back(*base);
+
+  std::string protocol(
+      url.get_protocol().substr(0, url.get_protocol().size() - 1));
+  std::string username(url.get_username());
+  std::string password(url.get_password());
+  std::string hostname(url.get_hostname());
+  std::string port(url.get_port());
+  std::string pathname(url.get_pathname());
+  std::string search;
+  if (url.has_search()) {
+    std::string_view view = url.get_search();
+    search = view.starts_with("?") ? view.substr(1) : view;
+  }
+  std::string hash;
+  if (url.has_hash()) {
+    std::string_view view = url.get_hash();
+    hash = view.starts_with("#") ? view.substr(1) : view;
+  }
+
+  // In ada's order, each ending the match at the first miss.
+  auto protocol_exec = pattern.protocol_component.fast_match(protocol);
+  if (!protocol_exec) return std::nullopt;
+  auto username_exec = pattern.username_component.fast_match(username);
+  if (!username_exec) return std::nullopt;
+  auto password_exec = pattern.password_component.fast_match(password);
+  if (!password_exec) return std::nullopt;
+  auto hostname_exec = pattern.hostname_component.fast_match(hostname);
+  if (!hostname_exec) return std::nullopt;
+  auto port_exec = pattern.port_component.fast_match(port);
+  if (!port_exec) return std::nullopt;
+  auto pathname_exec = pattern.pathname_component.fast_match(pathname);
+  if (!pathname_exec) return std::nullopt;
+  auto search_exec = pattern.search_component.fast_match(search);
+  if (!search_exec) return std::nullopt;
+  auto hash_exec = pattern.hash_component.fast_match(hash);
+  if (!hash_exec) return std::nullopt;
+
+  ada::url_pattern_result result{};
+  result.inputs = std::move(inputs);
+  result.protocol = pattern.protocol_component.create_component_match_result(
+      std::move(protocol), std::move(*protocol_exec));
+  result.username = pattern.username_component.create_component_match_result(
+      std::move(username), std::move(*username_exec));
+  result.password = pattern.password_component.create_component_match_result(
+      std::move(password), std::move(*password_exec));
+  result.hostname = pattern.hostname_component.create_component_match_result(
+      std::move(hostname), std::move(*hostname_exec));
+  result.port = pattern.port_component.create_component_match_result(
+      std::move(port), std::move(*port_exec));
+  result.pathname = pattern.pathname_component.create_component_match_result(
+      std::move(pathname), std::move(*pathname_exec));
+  result.search = pattern.search_component.create_component_match_result(
+      std::move(search), std::move(*search_exec));
+  result.hash = pattern.hash_component.create_component_match_result(
+      std::move(hash), std::move(*hash_exec));
+  return result;
+}
+
+// ada's url_pattern::test() of a string input, after its parse.
+template <typename Pattern>
+bool TestParsed(const Pattern& pattern, const ada::url_aggregator& url) {
+  std::string_view protocol = url.get_protocol();
+  if (protocol.ends_with(":")) protocol.remove_suffix(1);
+  std::string_view search = url.get_search();
+  if (search.starts_with("?")) search.remove_prefix(1);
+  std::string_view hash = url.get_hash();
+  if (hash.starts_with("#")) hash.remove_prefix(1);
+  return pattern.test_components(protocol,
+                                 url.get_username(),
+                                 url.get_password(),
+                                 url.get_hostname(),
+                                 url.get_port(),
+                                 url.get_pathname(),
+                                 search,
+                                 hash);
+}
+
+// exec(): kDone with *out the match (std::nullopt: null), kStopped with the
+// TimeoutError thrown, or kInPlace (see above).
+template <typename Pattern>
+LongMatch ExecLongInput(Environment* env,
+                        Pattern& pattern,
+                        const ada::url_pattern_input& input,
+                        const std::optional<std::string_view>& base,
+                        std::optional<ada::url_pattern_result>* out) {
+  std::optional<ada::url_aggregator> url;
+  const LongMatch r = hop_detail::ParseLongInput(
+      env, "URLPattern.prototype.exec", input, base, &url);
+  if (r != LongMatch::kDone) return r;
+  *out = url ? MatchParsed(pattern, *url, std::get<std::string_view>(input),
+                           base)
+             : std::nullopt;
+  return LongMatch::kDone;
+}
+
+// test(): as ExecLongInput(), *out whether it matched.
+template <typename Pattern>
+LongMatch TestLongInput(Environment* env,
+                        const Pattern& pattern,
+                        const ada::url_pattern_input& input,
+                        const std::optional<std::string_view>& base,
+                        bool* out) {
+  std::optional<ada::url_aggregator> url;
+  const LongMatch r = hop_detail::ParseLongInput(
+      env, "URLPattern.prototype.test", input, base, &url);
+  if (r != LongMatch::kDone) return r;
+  *out = url && TestParsed(pattern, *url);
+  return LongMatch::kDone;
+}
+
+}  // namespace node::url_pattern
+
+#endif  // defined(NODE_WANT_INTERNALS) && NODE_WANT_INTERNALS
+
+#endif  // SRC_NODE_URL_PATTERN_HOP_H_
