@@ -29,6 +29,7 @@ const {
   DataViewPrototypeGetByteLength,
   DataViewPrototypeGetByteOffset,
   Symbol,
+  TypedArrayPrototypeSubarray,
   Uint8Array,
 } = primordials;
 
@@ -231,9 +232,271 @@ function deferClose(socket) {
   return true;
 }
 
+// The writes of a TLS socket under --event-loop-timeout.
+//
+// TLSWrap encrypts a write's data in the call that hands it over
+// (SSL_write() into its buffer; the records go out later), after encoding
+// a string to UTF-8, all in the callback that writes: 16 MiB took ~40 ms
+// with AES-256-CBC and HMAC-SHA384, a suite that a TLS 1.2 client may
+// choose, and a body of 16 Mi two-byte characters ~65 ms (140 and 190 ms
+// here with the machine busy), which res.end() of a request's size reaches
+// with nothing asking for the budget.
+//
+// With a callback budget on the thread (callbackState.enabled), a write
+// of a TLS socket of more than kWriteTurnBytes (a string: of more than
+// kWriteTurnChars characters) goes to the handle about kWriteTurnBytes a
+// turn of the loop: the first piece in the call, the others in immediates
+// of their own, so that other callbacks run between them. Its callback
+// comes once the last piece is written, as the handle's would for the
+// whole; the stream holds later writes back until then, so nothing is
+// reordered, and an error of a piece ends the write with it (no piece
+// after it is written). A string is cut between characters (never inside
+// a surrogate pair) and encoded a piece at a time, for the encodings whose
+// bytes are the concatenation of their pieces' (utf8, latin1, ascii,
+// utf16le); another (hex, base64) is decoded whole, as upstream's
+// handleWriteReq() does. The stream's bytesWritten counts a piece once it
+// went to the handle.
+//
+// Each piece is handed over as stream_base_commons' writeGeneric() does,
+// with no JavaScript call between the handle's writeBuffer() and the
+// record that it went (a check there could take a TimeoutError): a piece
+// is written once, never skipped. A TimeoutError in the first call
+// (Node's own code holds one back 10 ms, so it comes here only when the
+// callback is already that far past its budget) leaves the rest scheduled
+// and goes on to the caller; in an immediate, whose budget is its own and
+// where no application code runs before the write's callback, it leaves
+// the rest to the next immediate.
+//
+// Without a budget, for a socket other than TLS, or for a write of up to
+// kWriteTurnBytes, the write goes to the handle as upstream's code hands
+// it.
+
+const kWriteTurnBytes = 1 << 20;
+// A UTF-16 code unit is at most 3 bytes of UTF-8 (a pair, 4 bytes for 2).
+const kWriteTurnChars = (kWriteTurnBytes / 3) | 0;
+
+let writeDeps;
+function lazyWriteDeps() {
+  if (writeDeps === undefined) {
+    const { WriteWrap, kLastWriteWasAsync, kBytesWritten, streamBaseState } =
+      internalBinding('stream_wrap');
+    const { kAfterAsyncWrite, kUpdateTimer } =
+      require('internal/stream_base_commons');
+    const { Buffer } = require('buffer');
+    const {
+      ErrnoException,
+      codes: { ERR_SOCKET_CLOSED },
+    } = require('internal/errors');
+    writeDeps = {
+      Buffer, ERR_SOCKET_CLOSED, ErrnoException, WriteWrap, kAfterAsyncWrite,
+      kBytesWritten, kLastWriteWasAsync, kUpdateTimer, streamBaseState,
+    };
+  }
+  return writeDeps;
+}
+
+function isPieceEncoding(encoding) {
+  switch (encoding) {
+    case 'utf8': case 'utf-8': case 'latin1': case 'binary': case 'ascii':
+    case 'ucs2': case 'ucs-2': case 'utf16le': case 'utf-16le':
+      return true;
+    default:
+      return false;
+  }
+}
+
+// At least the chunk's bytes (a string's, in any encoding: at most 3 a
+// code unit).
+function chunkWeight(chunk) {
+  return typeof chunk === 'string' ?
+    chunk.length * 3 : TypedArrayPrototypeGetByteLength(chunk);
+}
+
+// Skips the entries written in full; true if a piece is left.
+function hasPieceLeft(write) {
+  const entries = write.entries;
+  while (write.index < entries.length) {
+    const chunk = entries[write.index][0];
+    const length = typeof chunk === 'string' ?
+      chunk.length : TypedArrayPrototypeGetByteLength(chunk);
+    if (write.offset < length) return true;
+    entries[write.index] = null;  // Written: let it go.
+    write.index++;
+    write.offset = 0;
+  }
+  return false;
+}
+
+// The next piece (hasPieceLeft() said there is one), its end kept in
+// write.nextOffset until it went to the handle.
+function nextPiece(write) {
+  const entry = write.entries[write.index];
+  let chunk = entry[0];
+  const encoding = entry[1];
+  if (typeof chunk === 'string' && !isPieceEncoding(encoding)) {
+    chunk = entry[0] = lazyWriteDeps().Buffer.from(chunk, encoding);
+    entry[1] = 'buffer';
+  }
+  const start = write.offset;
+  if (typeof chunk === 'string') {
+    let end = start + kWriteTurnChars;
+    if (end >= chunk.length) {
+      end = chunk.length;
+    } else if (isHighSurrogate(StringPrototypeCharCodeAt(chunk, end - 1))) {
+      end--;  // Keep the pair (or the lone high surrogate) together.
+    }
+    write.nextOffset = end;
+    return lazyWriteDeps().Buffer.from(StringPrototypeSlice(chunk, start, end),
+                                       encoding);
+  }
+  const length = TypedArrayPrototypeGetByteLength(chunk);
+  const end = length - start > kWriteTurnBytes ? start + kWriteTurnBytes :
+    length;
+  write.nextOffset = end;
+  return start === 0 && end === length ?
+    chunk : TypedArrayPrototypeSubarray(chunk, start, end);
+}
+
+function endWrite(write, err) {
+  write.ended = true;
+  write.cb(err);
+}
+
+// A piece's WriteWrap completed (oncomplete, `this` the WriteWrap), as
+// stream_base_commons' onWriteComplete() does for a whole write; the next
+// pieces go now.
+function onPieceComplete(status) {
+  const write = this.write;
+  const socket = this.socket;
+  write.pending = false;
+  if (write.ended) return;
+  if (status < 0) {
+    endWrite(write, new (lazyWriteDeps().ErrnoException)(status, 'write',
+                                                         this.error));
+    return;
+  }
+  if (!socket.destroyed) {
+    const { kAfterAsyncWrite, kUpdateTimer } = lazyWriteDeps();
+    socket[kUpdateTimer]();
+    socket[kAfterAsyncWrite](this);
+  }
+  writeNextTurn(socket, write);
+}
+
+// Hands pieces to the socket's handle, up to kWriteTurnBytes a turn. The
+// handle takes one write at a time (TLSWrap::DoWrite() checks that none is
+// in progress): a piece that did not complete in the call ends the turn,
+// and its completion starts the next one. Then the next turn is
+// scheduled, or the write ends once all went.
+function writeTurn(socket, write) {
+  write.scheduled = false;
+  if (write.ended || write.pending) return;
+  const handle = socket._handle;
+  if (!handle) {
+    endWrite(write, new (lazyWriteDeps().ERR_SOCKET_CLOSED)());
+    return;
+  }
+  const {
+    WriteWrap, kBytesWritten, kLastWriteWasAsync, streamBaseState,
+  } = lazyWriteDeps();
+  let turn = 0;
+  while (hasPieceLeft(write)) {
+    if (turn >= kWriteTurnBytes) {
+      write.scheduled = true;
+      setImmediate(writeNextTurn, socket, write);
+      return;
+    }
+    const piece = nextPiece(write);
+    const pieceLength = piece.length;
+    const req = new WriteWrap();
+    req.handle = handle;
+    req.oncomplete = onPieceComplete;
+    req.async = false;
+    req.bytes = 0;
+    req.buffer = null;
+    req.write = write;
+    req.socket = socket;
+    // From the write to the record of how it went, no call (a TimeoutError
+    // could come at one).
+    const err = handle.writeBuffer(req, piece);
+    write.offset = write.nextOffset;
+    turn += pieceLength;
+    if (err !== 0) {
+      write.ended = true;
+      write.cb(new (lazyWriteDeps().ErrnoException)(err, 'write', req.error));
+      return;
+    }
+    if (streamBaseState[kLastWriteWasAsync]) {
+      write.pending = true;
+      req.async = true;
+      req.bytes = streamBaseState[kBytesWritten];
+      req.buffer = piece;
+      socket[write.queueSizeKey] = req.bytes;
+      return;
+    }
+  }
+  endWrite(write, null);
+}
+
+function writeNextTurn(socket, write) {
+  try {
+    writeTurn(socket, write);
+  } catch (err) {
+    // The immediate's own TimeoutError in Node's code: the rest goes on in
+    // the next. What the write's callback throws (the application's code
+    // runs there) goes on as from any callback.
+    if (!isTimeout(err) || write.ended) throw err;
+    if (!write.scheduled && !write.pending) {
+      write.scheduled = true;
+      setImmediate(writeNextTurn, socket, write);
+    }
+  }
+}
+
+// net.Socket's _writeGeneric() (after its checks; `writev` and `data` as
+// it gets them): true if the write went in turns, false if the caller
+// writes it as upstream does. queueSizeKey is the socket's
+// kLastWriteQueueSize.
+function writeInTurns(socket, writev, data, encoding, cb, queueSizeKey) {
+  if (!callbackState.enabled || socket.encrypted !== true) return false;
+  let entries;
+  if (writev) {
+    let weight = 0;
+    for (let i = 0; i < data.length; i++) weight += chunkWeight(data[i].chunk);
+    if (weight <= kWriteTurnBytes) return false;
+    entries = [];
+    for (let i = 0; i < data.length; i++) {
+      ArrayPrototypePush(entries, [data[i].chunk,
+                                   data.allBuffers ? 'buffer' :
+                                     data[i].encoding]);
+    }
+  } else {
+    if (chunkWeight(data) <= kWriteTurnBytes) return false;
+    entries = [[data, encoding]];
+  }
+  const write = {
+    entries, index: 0, offset: 0, nextOffset: 0, cb, queueSizeKey,
+    pending: false, ended: false, scheduled: false,
+  };
+  try {
+    writeTurn(socket, write);
+  } catch (err) {
+    // Past the callback's budget in here: the rest waits for the next
+    // turn, and the TimeoutError goes on to the caller.
+    if (isTimeout(err) && !write.ended && !write.scheduled &&
+        !write.pending) {
+      write.scheduled = true;
+      setImmediate(writeNextTurn, socket, write);
+    }
+    throw err;
+  }
+  return true;
+}
+
 module.exports = {
   crc32InPieces,
   deferClose,
   deferEnd,
   readChunk,
+  writeInTurns,
 };
