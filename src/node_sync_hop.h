@@ -112,6 +112,10 @@ auto RunAbandonable(Environment* env,
   if ((inputs.size() + ... + 0) <= kHopInputBytes) return fn(inputs...);
   StoppableSyncCall call;
   if (!call.entered()) return fn(inputs...);
+  // A stop that came while the caller prepared the input (a long string's
+  // UTF-8, the copies) found no section to stop: taken here, before the
+  // job starts, rather than after it ends.
+  if (EventLoopTimeout::ThrowIfSyncCallDue(env, api)) return std::nullopt;
   using Job = AbandonableJob<Fn, Views...>;
   auto* job = new Job(std::move(fn), inputs...);
   const int r = uv_priority_work(job->req(), Job::OnWork, Job::OnAbandoned, 0);

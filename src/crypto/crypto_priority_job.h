@@ -196,6 +196,11 @@ std::unique_ptr<T> RunStoppable(Environment* env,
                                 const char* api,
                                 std::unique_ptr<T> job) {
   StoppableSyncCall call;
+  // A stop that came while the caller made the job (its copy of the input)
+  // found no section to stop: taken here, before the job starts.
+  if (call.entered() && EventLoopTimeout::ThrowIfSyncCallDue(env, api)) {
+    return nullptr;
+  }
   job = PriorityJob::Run(std::move(job));
   if (!job) {
     if (!call.ThrowIfStopped(env, api)) {
