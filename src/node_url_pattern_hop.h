@@ -13,9 +13,101 @@
 #include "ada.h"
 #include "env.h"
 #include "node_event_loop_timeout.h"
+#include "node_realm.h"
 #include "node_sync_hop.h"
+#include "util.h"
+#include "v8.h"
 
 namespace node::url_pattern {
+
+// nodecure: the RegExps of a URLPattern under --event-loop-timeout.
+//
+// ada matches each component with the pattern's RegExp through
+// URLPatternRegexProvider, which called v8::RegExp::Exec() from C++: the
+// RegExp builtin then ran in an activation of its own with no script
+// frame, where V8 does not throw a TimeoutError (nothing there could catch
+// it in general, TimeoutInterrupts' InScriptCode()): a group that
+// backtracks exponentially, `:id((?:a+)+b)` over 25 a's and a c, held the
+// loop for 45 s before the TimeoutError came, after the call. With a
+// budget (SyncCallsStoppable()), ExecStoppably() runs the RegExp from a
+// small function of script code instead, compiled once per thread and
+// named node:internal/url_pattern_exec, which calls the RegExp builtin
+// that primordials hold (as v8::RegExp::Exec() does, not a patched
+// RegExp.prototype.exec): V8 throws there, after Node's own code's 10 ms.
+// The failed match makes ada end it as a miss, and the TimeoutError,
+// pending, is what exec() or test() throws. Without a budget, or on a
+// second Environment of a thread, Exec() as upstream. Loop thread only.
+namespace exec_detail {
+
+struct HelperCache {
+  Environment* env = nullptr;
+  v8::Global<v8::Function> fn;
+};
+inline thread_local HelperCache helper_cache;
+
+inline void ResetHelper(void*) {
+  helper_cache.fn.Reset();
+  helper_cache.env = nullptr;
+}
+
+// The function (regexp, input) => RegExpPrototypeExec(regexp, input), made
+// at the first call of this Environment.
+inline v8::MaybeLocal<v8::Function> Helper(Environment* env) {
+  v8::Isolate* isolate = env->isolate();
+  if (helper_cache.env == env) return helper_cache.fn.Get(isolate);
+  if (helper_cache.env != nullptr) return {};  // Another Environment's.
+  v8::Local<v8::Context> context = env->context();
+  v8::ScriptOrigin origin(
+      FIXED_ONE_BYTE_STRING(isolate, "node:internal/url_pattern_exec"));
+  v8::Local<v8::Script> script;
+  v8::Local<v8::Value> factory;
+  v8::Local<v8::Value> exec;
+  v8::Local<v8::Value> fn;
+  if (!v8::Script::Compile(
+           context,
+           FIXED_ONE_BYTE_STRING(
+               isolate,
+               "(function(exec) { 'use strict'; "
+               "return function urlPatternExec(regexp, input) { "
+               "return exec(regexp, input); }; })"),
+           &origin)
+           .ToLocal(&script) ||
+      !script->Run(context).ToLocal(&factory) ||
+      !env->principal_realm()
+           ->primordials()
+           ->Get(context, FIXED_ONE_BYTE_STRING(isolate, "RegExpPrototypeExec"))
+           .ToLocal(&exec) ||
+      !factory.As<v8::Function>()
+           ->Call(context, v8::Undefined(isolate), 1, &exec)
+           .ToLocal(&fn)) {
+    return {};
+  }
+  helper_cache.env = env;
+  helper_cache.fn.Reset(isolate, fn.As<v8::Function>());
+  env->AddCleanupHook(ResetHelper, nullptr);
+  return fn.As<v8::Function>();
+}
+
+}  // namespace exec_detail
+
+// regexp.exec(input) (null, or the match's array), where a timeout stops
+// it; empty with the exception pending if it threw.
+inline v8::MaybeLocal<v8::Value> ExecStoppably(Environment* env,
+                                              v8::Local<v8::RegExp> regexp,
+                                              v8::Local<v8::String> input) {
+  v8::Local<v8::Context> context = env->context();
+  if (!EventLoopTimeout::SyncCallsStoppable(env) ||
+      (exec_detail::helper_cache.env != nullptr &&
+       exec_detail::helper_cache.env != env)) {
+    v8::Local<v8::Object> result;
+    if (!regexp->Exec(context, input).ToLocal(&result)) return {};
+    return result;
+  }
+  v8::Local<v8::Function> helper;
+  if (!exec_detail::Helper(env).ToLocal(&helper)) return {};
+  v8::Local<v8::Value> argv[] = {regexp, input};
+  return helper->Call(context, v8::Undefined(env->isolate()), 2, argv);
+}
 
 // nodecure: URLPattern's exec() and test() of a long string input.
 //
