@@ -32,8 +32,11 @@ function connect(options, check, next) {
     s.resume();
   });
   server.listen(0, common.mustCall(() => {
+    // By address: no getaddrinfo() on the threadpool, which make
+    // test-asan gives a budget of 1 ms.
     const socket = tls.connect({
-      port: server.address().port, rejectUnauthorized: false, ...options,
+      host: '127.0.0.1', port: server.address().port,
+      rejectUnauthorized: false, ...options,
     }, common.mustCall(() => {
       check(socket);
       socket.destroy();
