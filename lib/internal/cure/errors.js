@@ -34,6 +34,13 @@ const { timeoutErrorCodes } = internalBinding('cure');
 for (let i = 0; i < timeoutErrorCodes.length; i++)
   E(timeoutErrorCodes[i], '%s', TimeoutError);
 
+// Whether `err` is the TimeoutError of --event-loop-timeout (a callback
+// past its budget), for Node's own code that goes on after one.
+function isEventLoopTimeout(err) {
+  return err instanceof TimeoutError && err.code === 'ERR_EVENT_LOOP_TIMEOUT';
+}
+
 module.exports = {
   TimeoutError,
+  isEventLoopTimeout,
 };

@@ -35,7 +35,7 @@ const {
 const { isDataView } = require('internal/util/types');
 const { setImmediate } = require('timers');
 const { callbackState } = require('internal/cure/callbacks');
-const { TimeoutError } = require('internal/cure/errors');
+const { isEventLoopTimeout: isTimeout } = require('internal/cure/errors');
 
 // Bytes (or characters) a piece: about 0.5 ms of CRC-32 here, about 5 ms
 // of a string's UTF-8 (four times that under AddressSanitizer).
@@ -115,10 +115,6 @@ const kOffset = Symbol('kOffset');      // how much of the first went over
 const kEnded = Symbol('kEnded');        // the wrapped stream ended after them
 const kScheduled = Symbol('kScheduled');  // an immediate hands them over
 const kClosed = Symbol('kClosed');      // the wrapped stream closed after them
-
-function isTimeout(err) {
-  return err instanceof TimeoutError && err.code === 'ERR_EVENT_LOOP_TIMEOUT';
-}
 
 // Hands what waits in kUnread to the socket's handle, a piece at a time,
 // then the end if it came. The first chunk's offset moves (or the chunk
@@ -233,6 +229,7 @@ function deferClose(socket) {
 
 module.exports = {
   crc32InPieces,
+  isHighSurrogate,
   deferClose,
   deferEnd,
   readChunk,
