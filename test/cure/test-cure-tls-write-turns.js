@@ -48,6 +48,18 @@ const writes = [
   [bytes(MiB + 1, 3).toString('base64'), 'base64'],
   [{ corked: [['head', 'utf8'], [bytes(1.5 * MiB, 4), 'buffer'],
               ['\u4e2d'.repeat(MiB / 2), 'utf8']] }],
+  // A turn with 2 bytes of room left takes one code unit of a string: a
+  // lone high surrogate alone, a pair whole.
+  [{ corked: [[Buffer.alloc(MiB - 2, 'x'), 'buffer'],
+              ['\ud800\u{1F600}abc', 'utf8']] }],
+  [{ corked: [[Buffer.alloc(MiB - 2, 'y'), 'buffer'],
+              ['\u{1F600}\ud800abc', 'utf8']] }],
+  // hex decoded whole in the first turn, in uncork(): the TimeoutError
+  // of a small budget comes in there, and must not leave the stream's
+  // buffer half cleared.
+  [{ corked: [[bytes(MiB - 1000, 5).toString('hex'), 'hex'],
+              [bytes(24 * MiB, 6).toString('hex'), 'hex'],
+              ['tail', 'utf8']] }],
   ['short', 'utf8'],
 ];
 const expected = Buffer.concat(writes.flatMap(([data, encoding]) =>

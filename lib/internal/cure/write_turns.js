@@ -26,21 +26,32 @@
 // decoded whole first, as upstream's handleWriteReq() does.
 //
 // Each turn moves the write's position only after the handle took the
-// batch, with no JavaScript call from handle.writev() to that record (V8
+// batch, with no call of ours from handle.writev() to that record (V8
 // throws a TimeoutError only at a call or a loop's back edge), so a batch
-// is written once and never skipped. A TimeoutError elsewhere in a turn
-// leaves the rest of the write to an immediate: in the call, the error
-// then goes on to the caller (its callback ran past its budget), the write
-// going on without it; in Node's own callbacks (an immediate, a turn's
-// completion) the write goes on and the error, published already, is not
-// thrown into code that did not run long. Another exception ends the
-// write with it. A turn after the socket was destroyed ends the write with
-// ERR_SOCKET_CLOSED; a failed turn with the handle's error, as upstream.
+// is written once and never skipped. (TLSWrap runs onTurnComplete() inside
+// writev() when the connection's write fails at once; that ends the
+// write, and nothing is handed over after it.) A TimeoutError anywhere
+// else in a turn leaves the rest of the write to an immediate, and is not
+// thrown on: in the call, through the stream's own code (an uncork()'s
+// clearBuffer() would be left half done), it is as if the callback had
+// caught it, the next one coming a budget later; in Node's own callbacks
+// (an immediate, a turn's completion) it would be thrown into code that
+// did not run long. It was published when it was made. Another exception
+// ends the write with it. A turn after the socket was destroyed ends the
+// write with ERR_SOCKET_CLOSED; a failed turn with the handle's error, as
+// upstream.
 //
 // One window is left, as in upstream's onWriteComplete(): a TimeoutError
-// at the very entry of a turn's completion, if the callback that
-// completes it (the underlying stream's, or a native immediate) is already
-// past its budget, escapes before the write records the completion.
+// at the very entry of writeNextTurn() or onTurnComplete(), if their
+// callback ran past its budget (and Node's 10 ms of grace) before it got
+// there (a long GC pause, a preemption), escapes before the write records
+// anything, and the write waits for ever.
+//
+// What an application sees otherwise: a Buffer changed after write()
+// returned changes the turns not yet handed over (as a plain TCP socket's
+// write that libuv sends later; upstream's TLS encrypted all of it in the
+// call); socket.bytesWritten counts a turn once it went to the handle;
+// each turn's completion refreshes the socket's idle timer.
 //
 // Without a budget, for a socket other than TLS, or for a write of up to
 // kTurnBytes, net.Socket writes as upstream.
@@ -70,6 +81,10 @@ const { normalizeEncoding } = require('internal/util');
 const { callbackState } = require('internal/cure/callbacks');
 const { isEventLoopTimeout } = require('internal/cure/errors');
 const { isHighSurrogate } = require('internal/cure/pieces');
+
+function isLowSurrogate(code) {
+  return code >= 0xDC00 && code <= 0xDFFF;
+}
 const {
   WriteWrap,
   kBytesWritten,
@@ -110,7 +125,7 @@ function nextBatch(write) {
   let room = kTurnBytes;
   let index = write.index;
   let offset = write.offset;
-  while (index < write.chunks.length && room > 0) {
+  while (index < write.chunks.length) {
     let chunk = write.chunks[index];
     const encoding = write.encodings[index];
     let unit = 1;
@@ -123,13 +138,21 @@ function nextBatch(write) {
     }
     const length = typeof chunk === 'string' ?
       chunk.length : TypedArrayPrototypeGetByteLength(chunk);
+    // A full turn takes the empty chunks after it too: a turn of empty
+    // chunks only would be TLSWrap's empty write.
+    if (room <= 0 && length > offset) break;
     let end = length;
     if ((length - offset) * unit > room) {
       end = offset + MathMax(1, MathFloor(room / unit));
       if (typeof chunk === 'string' &&
           isHighSurrogate(StringPrototypeCharCodeAt(chunk, end - 1))) {
-        // Keep the pair (or the lone high surrogate) together.
-        end = end - 1 > offset ? end - 1 : end + 1;
+        // Never between the halves of a pair (a lone high surrogate is
+        // U+FFFD wherever it is cut).
+        if (end - 1 > offset) {
+          end--;
+        } else if (isLowSurrogate(StringPrototypeCharCodeAt(chunk, end))) {
+          end++;
+        }
       }
     }
     let piece = chunk;
@@ -186,7 +209,6 @@ function afterTurn(write) {
 
 // Hands the next batch to the socket's handle, unless one is in flight.
 function writeTurn(write) {
-  write.scheduled = false;
   if (write.ended) return;
   if (write.failure !== undefined) {
     fail(write);
@@ -231,6 +253,8 @@ function writeTurn(write) {
 
 // An immediate of its own: the next turn.
 function writeNextTurn(write) {
+  // First: a TimeoutError anywhere below must find it unset to schedule.
+  write.scheduled = false;
   try {
     writeTurn(write);
   } catch (err) {
@@ -274,23 +298,28 @@ function onTurnComplete(status) {
 // caller writes it as upstream does.
 function writeInTurns(socket, writev, data, encoding, cb, queueSizeKey) {
   if (!callbackState.enabled || socket.encrypted !== true) return false;
-  const chunks = [];
-  const encodings = [];
   let weight = 0;
   if (writev) {
-    for (let i = 0; i < data.length; i++) {
-      const entry = data[i];
-      const entryEncoding = data.allBuffers ? 'buffer' : entry.encoding;
-      weight += chunkWeight(entry.chunk, entryEncoding);
-      ArrayPrototypePush(chunks, entry.chunk);
-      ArrayPrototypePush(encodings, entryEncoding);
+    for (let i = 0; i < data.length && weight <= kTurnBytes; i++) {
+      weight += chunkWeight(data[i].chunk,
+                            data.allBuffers ? 'buffer' : data[i].encoding);
     }
   } else {
     weight = chunkWeight(data, encoding);
+  }
+  if (weight <= kTurnBytes) return false;
+  const chunks = [];
+  const encodings = [];
+  if (writev) {
+    for (let i = 0; i < data.length; i++) {
+      ArrayPrototypePush(chunks, data[i].chunk);
+      ArrayPrototypePush(encodings,
+                         data.allBuffers ? 'buffer' : data[i].encoding);
+    }
+  } else {
     ArrayPrototypePush(chunks, data);
     ArrayPrototypePush(encodings, encoding);
   }
-  if (weight <= kTurnBytes) return false;
   const write = {
     socket, chunks, encodings, cb, queueSizeKey,
     index: 0, offset: 0, nextIndex: 0, nextOffset: 0,
@@ -301,13 +330,15 @@ function writeInTurns(socket, writev, data, encoding, cb, queueSizeKey) {
     writeTurn(write);
   } catch (err) {
     if (write.ended) throw err;
-    if (isEventLoopTimeout(err)) {
-      // This callback ran past its budget: the write goes on in turns.
-      schedule(write);
-    } else {
+    if (!isEventLoopTimeout(err)) {
       write.ended = true;  // As upstream's path, where this would throw.
+      throw err;
     }
-    throw err;
+    // This callback ran past its budget in here: the write goes on in
+    // turns, and the error is not thrown through the stream's code (an
+    // uncork()'s clearBuffer() would be left half done), as if the
+    // callback had caught it; the next comes a budget later.
+    schedule(write);
   }
   return true;
 }
