@@ -614,6 +614,10 @@ std::optional<ncrypto::Result<ncrypto::X509Pointer, int>> ParseX509(
       });
 }
 
+bool LongKey(const ncrypto::EVPKeyPointer& key) {
+  return key && key.bits() > kOpInPlaceKeyBits;
+}
+
 bool LongCertificate(const ncrypto::X509View& view) {
   // The length only: the parsed parts keep their encoding, so this reads
   // cached lengths rather than encoding the certificate again.

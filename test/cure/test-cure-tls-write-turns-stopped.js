@@ -44,9 +44,11 @@ const server = tls.createServer({
   socket.on('end', () => socket.end(`${hash.digest('hex')} ${length}`));
 });
 
-server.listen(0, common.mustCall(() => {
+server.listen(0, '127.0.0.1', common.mustCall(() => {
   const socket = tls.connect({
-    port: server.address().port, rejectUnauthorized: false,
+    host: '127.0.0.1',
+    port: server.address().port,
+    rejectUnauthorized: false,
   }, common.mustCall(() => {
     const handle = socket._handle;
     const writev = handle.writev;
