@@ -304,11 +304,14 @@ auto RunOnCert(Environment* env,
 // fn(key): a private-key operation whose cost grows with the key, not with
 // its input: an RSA private operation (privateDecrypt(), privateEncrypt(),
 // sign.sign()) with a key of 16,384 bits, which a tenant may upload, took
-// about a second. With a key of more than kOpInPlaceKeyBits (LongKey()),
-// the job holds a reference of its own to the key (EVP_PKEY_up_ref()), and
-// fn owns copies of its other inputs: an abandoned job uses the key until it
-// returns, whatever becomes of the KeyObject meanwhile, only as OpenSSL lets
-// threads share a key (it is not changed; RSA's blinding is per thread).
+// about a second. With a key of more than kOpInPlaceKeyBits (LongKey()), in
+// a callback whose synchronous calls a timeout would stop, the job holds a
+// reference of its own to the key (EVP_PKEY_up_ref()), and fn must own
+// copies of its other inputs (ToCopy(), never a view of JS memory): an
+// abandoned job uses the key until it returns, whatever becomes of the
+// KeyObject meanwhile, as OpenSSL lets threads share a key (what it caches
+// in one, RSA's Montgomery contexts and blinding, it sets under the key's
+// lock, as for upstream's asynchronous sign()). Otherwise fn runs in place.
 constexpr int kOpInPlaceKeyBits = 4096;
 bool LongKey(const ncrypto::EVPKeyPointer& key);
 
@@ -331,7 +334,9 @@ auto RunOnKey(Environment* env,
               Fn fn)
     -> std::optional<
         std::invoke_result_t<Fn&, const ncrypto::EVPKeyPointer&>> {
-  if (!LongKey(key)) return fn(key);
+  if (!LongKey(key) || !EventLoopTimeout::SyncCallsStoppable(env)) {
+    return fn(key);
+  }
   return RunHolding<KeyReference>(env, api, key, std::move(fn));
 }
 

@@ -4,9 +4,9 @@
 // private operation with a key of 8,192 bits takes about 45 ms here, one
 // of 16,384 bits (which a tenant may upload) about 8 times that. With a key
 // of more than 4,096 bits, in a callback with a budget, privateDecrypt(),
-// privateEncrypt(), publicEncrypt(), publicDecrypt() and sign.sign() run
-// the operation on the Priority Executor with a reference of their own to
-// the key (RunOnKey(), src/crypto/crypto_priority_job.h), and a budget of
+// privateEncrypt() and sign.sign() run the operation on the Priority
+// Executor with a reference of their own to the key and copies of their
+// data (RunOnKey(), src/crypto/crypto_priority_job.h), and a budget of
 // 5 ms stops each there: "Synchronous <api> stopped", a message made only
 // where such a call stops (in place the operation would run to its end
 // first). The KeyObject works on after the stop. Operations that are not
