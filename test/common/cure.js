@@ -511,8 +511,36 @@ function checkStoresAgainstChild(results, names, tracked, file) {
   assert.deepStrictEqual(results, JSON.parse(child.stdout));
 }
 
+// A TLS server on 127.0.0.1 (fixtures' agent1 key) that answers each
+// connection, once its peer ended, with the SHA-256 (hex) and the length of
+// what it received: "<digest> <length>". The TLS write tests compare it with
+// digestOf() of what they wrote.
+function tlsDigestServer() {
+  const { createHash } = require('crypto');
+  const fixtures = require('./fixtures');
+  return require('tls').createServer({
+    key: fixtures.readKey('agent1-key.pem'),
+    cert: fixtures.readKey('agent1-cert.pem'),
+  }, (socket) => {
+    const hash = createHash('sha256');
+    let length = 0;
+    socket.on('data', (chunk) => {
+      hash.update(chunk);
+      length += chunk.length;
+    });
+    socket.on('end', () => socket.end(`${hash.digest('hex')} ${length}`));
+  });
+}
+
+function digestOf(bytes) {
+  const { createHash } = require('crypto');
+  return `${createHash('sha256').update(bytes).digest('hex')} ${bytes.length}`;
+}
+
 module.exports = {
   abandonFifoRead,
+  digestOf,
+  tlsDigestServer,
   assertInterrupted,
   assertStopped,
   assertSyncCallStopped,

@@ -12,8 +12,7 @@ const common = require('../common');
 if (!common.hasCrypto) common.skip('missing crypto');
 const assert = require('assert');
 const tls = require('tls');
-const { createHash } = require('crypto');
-const fixtures = require('../common/fixtures');
+const { digestOf, tlsDigestServer } = require('../common/cure');
 const { setEventLoopTimeout } = require('node:cure');
 
 const MiB = 1 << 20;
@@ -28,21 +27,9 @@ const writes = [
 ];
 const expected = Buffer.concat(writes.map(([data, encoding]) =>
   (encoding === 'buffer' ? data : Buffer.from(data, encoding))));
-const want = `${createHash('sha256').update(expected).digest('hex')} ` +
-             `${expected.length}`;
+const want = digestOf(expected);
 
-const server = tls.createServer({
-  key: fixtures.readKey('agent1-key.pem'),
-  cert: fixtures.readKey('agent1-cert.pem'),
-}, (socket) => {
-  const hash = createHash('sha256');
-  let length = 0;
-  socket.on('data', (chunk) => {
-    hash.update(chunk);
-    length += chunk.length;
-  });
-  socket.on('end', () => socket.end(`${hash.digest('hex')} ${length}`));
-});
+const server = tlsDigestServer();
 
 server.listen(0, '127.0.0.1', common.mustCall(() => {
   const socket = tls.connect({

@@ -17,8 +17,7 @@ const common = require('../common');
 if (!common.hasCrypto) common.skip('missing crypto');
 const assert = require('assert');
 const tls = require('tls');
-const { createHash } = require('crypto');
-const fixtures = require('../common/fixtures');
+const { digestOf, tlsDigestServer } = require('../common/cure');
 const { runWithEventLoopTimeout } = require('node:cure');
 
 const MiB = 1 << 20;
@@ -66,22 +65,7 @@ const expected = Buffer.concat(writes.flatMap(([data, encoding]) =>
   (data.corked ?? [[data, encoding]]).map(([d, e]) =>
     (e === 'buffer' ? d : Buffer.from(d, e)))));
 
-const options = {
-  key: fixtures.readKey('agent1-key.pem'),
-  cert: fixtures.readKey('agent1-cert.pem'),
-};
-
-// A server that answers each connection with the digest and length of
-// what it received.
-const server = tls.createServer(options, (socket) => {
-  const hash = createHash('sha256');
-  let length = 0;
-  socket.on('data', (chunk) => {
-    hash.update(chunk);
-    length += chunk.length;
-  });
-  socket.on('end', () => socket.end(`${hash.digest('hex')} ${length}`));
-});
+const server = tlsDigestServer();
 
 // Connects, counts the turns handed to the handle's writev() and the
 // bytes of the largest, and calls send(socket, count) once secure;
@@ -137,8 +121,7 @@ function sendAll(socket) {
   }));
 }
 
-const want = `${createHash('sha256').update(expected).digest('hex')} ` +
-             `${expected.length}`;
+const want = digestOf(expected);
 
 server.listen(0, '127.0.0.1', common.mustCall(async () => {
   // In turns: this callback has a budget (the flag's).
@@ -196,9 +179,6 @@ server.listen(0, '127.0.0.1', common.mustCall(async () => {
     socket.end();
   });
   assert.strictEqual(stopped, writes.length);
-  const all = Buffer.concat(taken);
-  assert.strictEqual(hurried,
-                     `${createHash('sha256').update(all).digest('hex')} ` +
-                     `${all.length}`);
+  assert.strictEqual(hurried, digestOf(Buffer.concat(taken)));
   server.close();
 }));
