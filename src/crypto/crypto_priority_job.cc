@@ -1,5 +1,6 @@
 #include "crypto/crypto_priority_job.h"
 
+#include "crypto/crypto_sig.h"
 #include "env-inl.h"
 #include "node_event_loop_timeout.h"
 
@@ -616,6 +617,66 @@ std::optional<ncrypto::Result<ncrypto::X509Pointer, int>> ParseX509(
 
 bool LongKey(const ncrypto::EVPKeyPointer& key) {
   return key && key.bits() > kOpInPlaceKeyBits;
+}
+
+namespace {
+
+ByteSource CopyOf(const ByteSource& in) {
+  if (in.size() == 0) return ByteSource();
+  auto buf = ncrypto::DataPointer::Alloc(in.size());
+  CHECK(buf);
+  memcpy(buf.get(), in.data(), in.size());
+  return ByteSource::Allocated(buf.release());
+}
+
+// SignOnKey()'s job's SignConfiguration: nothing of its caller's.
+class SignCopy {
+ public:
+  explicit SignCopy(const SignConfiguration& params) {
+    copy_.mode = params.mode;
+    copy_.key = params.key.addRef();
+    copy_.data = CopyOf(params.data);
+    copy_.digest = params.digest;
+    copy_.flags = params.flags;
+    copy_.padding = params.padding;
+    copy_.salt_length = params.salt_length;
+    copy_.dsa_encoding = params.dsa_encoding;
+    copy_.context_string = CopyOf(params.context_string);
+  }
+  const SignConfiguration& view() const { return copy_; }
+
+ private:
+  SignConfiguration copy_;
+};
+
+}  // namespace
+
+SignOnKeyResult SignOnKey(Environment* env,
+                          const SignConfiguration& params,
+                          ByteSource* out) {
+  if (params.mode != SignConfiguration::Mode::Sign ||
+      !LongKey(params.key.GetAsymmetricKey()) ||
+      !EventLoopTimeout::SyncCallsStoppable(env)) {
+    return SignOnKeyResult::kInPlace;
+  }
+  auto signature = RunHolding<SignCopy>(
+      env, "crypto.sign", params, [](const SignConfiguration& copy) {
+        ByteSource bytes;
+        // As the threadpool runs crypto.sign() with a callback: no
+        // Environment (nothing of it is used off its thread), no throw.
+        if (!SignTraits::DeriveBits(
+                nullptr, copy, &bytes, CryptoJobMode::kCryptoJobAsync)) {
+          return std::optional<ByteSource>();
+        }
+        return std::optional<ByteSource>(std::move(bytes));
+      });
+  if (!signature) return SignOnKeyResult::kStopped;
+  if (!*signature) {
+    return ERR_peek_error() != 0 ? SignOnKeyResult::kFailed
+                                 : SignOnKeyResult::kInPlace;
+  }
+  *out = std::move(**signature);
+  return SignOnKeyResult::kSigned;
 }
 
 bool LongCertificate(const ncrypto::X509View& view) {

@@ -340,6 +340,27 @@ auto RunOnKey(Environment* env,
   return RunHolding<KeyReference>(env, api, key, std::move(fn));
 }
 
+// crypto.sign() (SignJob, synchronous): with a long key (as RunOnKey()), in
+// a callback whose synchronous calls a timeout would stop, the signature is
+// made by SignTraits::DeriveBits() on the Priority Executor, on a
+// SignConfiguration of the job's own: a reference to the key
+// (KeyObjectData::addRef()) and copies of the data and the context string.
+// It runs there as for an asynchronous crypto.sign(): without the
+// Environment, throwing nothing.
+//   kInPlace  not taken (no budget, a short key, crypto.verify()), or it
+//             failed without a reason on OpenSSL's queue (a context string
+//             the key refuses): the caller runs it in place, where it
+//             fails again, as upstream, before the key operation
+//   kStopped  the TimeoutError "Synchronous crypto.sign stopped" is thrown
+//   kFailed   OpenSSL's reason is on the calling thread's queue
+//   kSigned   *out holds the signature
+class ByteSource;
+struct SignConfiguration;
+enum class SignOnKeyResult { kInPlace, kStopped, kFailed, kSigned };
+SignOnKeyResult SignOnKey(Environment* env,
+                          const SignConfiguration& params,
+                          ByteSource* out);
+
 // X509Pointer::Parse() of a certificate of more than kParseInPlaceBytes
 // (new X509Certificate() of a client's upload: one of 500,000 names took
 // 70 ms as a 14 MB PEM): RunOnInput().

@@ -4,9 +4,10 @@
 // private operation with a key of 8,192 bits takes about 45 ms here, one
 // of 16,384 bits (which a tenant may upload) about 8 times that. With a key
 // of more than 4,096 bits, in a callback with a budget, privateDecrypt(),
-// privateEncrypt() and sign.sign() run the operation on the Priority
-// Executor with a reference of their own to the key and copies of their
-// data (RunOnKey(), src/crypto/crypto_priority_job.h), and a budget of
+// privateEncrypt(), sign.sign() and crypto.sign() run the operation on the
+// Priority Executor with a reference of their own to the key and copies of
+// their data (RunOnKey() and SignOnKey(), src/crypto/crypto_priority_job.h),
+// and a budget of
 // 5 ms stops each there: "Synchronous <api> stopped", a message made only
 // where such a call stops (in place the operation would run to its end
 // first). The KeyObject works on after the stop. Operations that are not
@@ -52,10 +53,23 @@ const operations = {
     crypto.privateDecrypt(NO_PADDING, Buffer.alloc(1024, 1)),
   'sign.sign (PKCS#1 v1.5)': () =>
     crypto.createSign('sha256').update(message).sign(key),
+  'crypto.sign (PKCS#1 v1.5)': () => crypto.sign('sha256', message, key),
+  'crypto.sign of empty data': () => crypto.sign('sha512', Buffer.alloc(0), key),
+  // Failures: OpenSSL's reason from the job (a digest longer than the key
+  // leaves room for); none, so again in place (a context string).
+  'crypto.sign with a salt too long': () => crypto.sign('sha512', message, {
+    key, padding: crypto.constants.RSA_PKCS1_PSS_PADDING, saltLength: 1020,
+  }),
+  'crypto.sign with a context': () => crypto.sign('sha256', message, {
+    key, context: Buffer.from('ctx'),
+  }),
 };
 const inPlace = {};
 for (const [name, fn] of Object.entries(operations)) inPlace[name] = outcome(fn);
 assert.match(inPlace['privateDecrypt of garbage'], /^ERR_OSSL/);
+assert.match(inPlace['crypto.sign with a salt too long'], /^ERR_OSSL/);
+assert.match(inPlace['crypto.sign with a context'],
+             /^ERR_CRYPTO_OPERATION_FAILED Context parameter is unsupported/);
 
 const T = 5;
 
@@ -70,6 +84,12 @@ runEachInACallback([
     assert.ok(crypto.createVerify('sha256').update(message).verify({
       key: pub, padding: crypto.constants.RSA_PKCS1_PSS_PADDING,
     }, signature));
+    const pss = crypto.sign('sha256', message, {
+      key, padding: crypto.constants.RSA_PKCS1_PSS_PADDING,
+    });
+    assert.ok(crypto.verify('sha256', message, {
+      key: pub, padding: crypto.constants.RSA_PKCS1_PSS_PADDING,
+    }, pss));
   },
   () => {
     assertSyncCallStopped('privateDecrypt', 'crypto.privateDecrypt',
@@ -78,6 +98,8 @@ runEachInACallback([
                           () => crypto.privateEncrypt(key, message), T);
     const sign = crypto.createSign('sha256').update(message);
     assertSyncCallStopped('sign.sign', 'sign.sign', () => sign.sign(key), T);
+    assertSyncCallStopped('crypto.sign', 'crypto.sign',
+                          () => crypto.sign('sha256', message, key), T);
     // The key works on (an abandoned operation holds its own reference).
     assert.deepStrictEqual(crypto.privateDecrypt(key, ciphertext), message);
   },
