@@ -137,8 +137,14 @@ inline v8::MaybeLocal<v8::Value> ExecStoppably(Environment* env,
 // fast_match() and create_component_match_result(), test_components()): a
 // newer ada that changes them must be followed here; the test
 // (test-cure-event-loop-timeout-url-pattern-parse.js) compares the results
-// of both paths. kInPlace, for everything else (a URLPatternInit, a short
-// input, no budget), leaves the call to ada as upstream's code makes it.
+// of both paths. A URLPatternInit is processed as ada's match() processes
+// it (url_pattern_init::process(), which canonicalizes each component by
+// a parse: a hostname of 16 Mi ideographs takes seconds of IDNA): with
+// strings of more than kHopInputBytes in all, the same way, on copies
+// (ProcessLongInit()), then matched by MatchProcessed() and TestProcessed()
+// (test-cure-event-loop-timeout-url-pattern-init.js). kInPlace, for
+// everything else (a short input, no budget, an init with a base, which
+// ada refuses at once), leaves the call to ada as upstream's code makes it.
 // Loop thread only.
 enum class LongMatch { kInPlace, kStopped, kDone };
 
@@ -188,36 +194,145 @@ inline LongMatch ParseLongInput(Environment* env,
   return LongMatch::kDone;
 }
 
+// A URLPatternInit, processed for a match as ada's match() and test()
+// process it (url_pattern_init::process(), which canonicalizes each
+// component by parsing it as a URL: linear, as a parse), or std::nullopt
+// where it throws. Runs on either thread: ada only.
+inline std::optional<ada::url_pattern_init> ProcessInit(
+    const ada::url_pattern_init& init) {
+  // As ada's match() passes them: empty strings, not std::nullopt.
+  std::string protocol{}, username{}, password{}, hostname{};
+  std::string port{}, pathname{}, search{}, hash{};
+  auto processed = ada::url_pattern_init::process(
+      init, ada::url_pattern_init::process_type::url, protocol, username,
+      password, hostname, port, pathname, search, hash);
+  if (!processed) return std::nullopt;
+  return std::move(*processed);
+}
+
+// kInPlace, or the process's outcome (`*processed` set when kDone), for a
+// URLPatternInit whose strings total more than kHopInputBytes: processed
+// on the Priority Executor from copies of them.
+inline LongMatch ProcessLongInit(
+    Environment* env,
+    const char* api,
+    const ada::url_pattern_input& input,
+    const std::optional<std::string_view>& base,
+    std::optional<ada::url_pattern_init>* processed) {
+  // With a base, ada fails at once (a TypeError): in place.
+  if (!std::holds_alternative<ada::url_pattern_init>(input) ||
+      base.has_value()) {
+    return LongMatch::kInPlace;
+  }
+  const ada::url_pattern_init& init = std::get<ada::url_pattern_init>(input);
+  const std::optional<std::string>* fields[] = {
+      &init.protocol, &init.username, &init.password,
+      &init.hostname, &init.port,     &init.pathname,
+      &init.search,   &init.hash,     &init.base_url};
+  size_t total = 0;
+  unsigned present = 0;
+  for (size_t i = 0; i < arraysize(fields); i++) {
+    if (!fields[i]->has_value()) continue;
+    total += (*fields[i])->size();
+    present |= 1u << i;
+  }
+  if (total <= kHopInputBytes || !EventLoopTimeout::SyncCallsStoppable(env)) {
+    return LongMatch::kInPlace;
+  }
+  auto view = [&fields](size_t i) {
+    return fields[i]->has_value() ? std::string_view(**fields[i])
+                                  : std::string_view();
+  };
+  auto result = RunAbandonable(
+      env,
+      api,
+      [present](std::string_view protocol,
+                std::string_view username,
+                std::string_view password,
+                std::string_view hostname,
+                std::string_view port,
+                std::string_view pathname,
+                std::string_view search,
+                std::string_view hash,
+                std::string_view base_url) {
+        ada::url_pattern_init copy;
+        const std::pair<std::optional<std::string>*, std::string_view>
+            out[] = {{&copy.protocol, protocol}, {&copy.username, username},
+                     {&copy.password, password}, {&copy.hostname, hostname},
+                     {&copy.port, port},         {&copy.pathname, pathname},
+                     {&copy.search, search},     {&copy.hash, hash},
+                     {&copy.base_url, base_url}};
+        for (size_t i = 0; i < arraysize(out); i++) {
+          if (present & (1u << i)) out[i].first->emplace(out[i].second);
+        }
+        return ProcessInit(copy);
+      },
+      view(0),
+      view(1),
+      view(2),
+      view(3),
+      view(4),
+      view(5),
+      view(6),
+      view(7),
+      view(8));
+  if (!result) return LongMatch::kStopped;  // The TimeoutError is thrown.
+  *processed = std::move(*result);
+  return LongMatch::kDone;
+}
+
 }  // namespace hop_detail
 
-// ada's url_pattern::match() of a string input, after its parse.
+// ada's url_pattern::match() of a URLPatternInit, after its process.
 template <typename Pattern>
-std::optional<ada::url_pattern_result> MatchParsed(
+std::optional<ada::url_pattern_result> MatchProcessed(
     Pattern& pattern,
-    const ada::url_aggregator& url,
-    std::string_view input,
-    const std::optional<std::string_view>& base) {
-  std::vector<ada::url_pattern_input> inputs{input};
-  if (base.has_value()) inputs.emplace_back(*base);
+    ada::url_pattern_init processed,
+    const ada::url_pattern_input& input) {
+  std::string search = std::move(*processed.search);
+  if (search.starts_with("?")) search.erase(0, 1);
+  return MatchComponents(pattern,
+                         std::vector<ada::url_pattern_input>{input},
+                         std::move(*processed.protocol),
+                         std::move(*processed.username),
+                         std::move(*processed.password),
+                         std::move(*processed.hostname),
+                         std::move(*processed.port),
+                         std::move(*processed.pathname),
+                         std::move(search),
+                         std::move(*processed.hash));
+}
 
-  std::string protocol(
-      url.get_protocol().substr(0, url.get_protocol().size() - 1));
-  std::string username(url.get_username());
-  std::string password(url.get_password());
-  std::string hostname(url.get_hostname());
-  std::string port(url.get_port());
-  std::string pathname(url.get_pathname());
-  std::string search;
-  if (url.has_search()) {
-    std::string_view view = url.get_search();
-    search = view.starts_with("?") ? view.substr(1) : view;
-  }
-  std::string hash;
-  if (url.has_hash()) {
-    std::string_view view = url.get_hash();
-    hash = view.starts_with("#") ? view.substr(1) : view;
-  }
+// ada's url_pattern::test() of a URLPatternInit, after its process.
+template <typename Pattern>
+bool TestProcessed(const Pattern& pattern,
+                   const ada::url_pattern_init& processed) {
+  std::string_view search = *processed.search;
+  if (search.starts_with("?")) search.remove_prefix(1);
+  return pattern.test_components(*processed.protocol,
+                                 *processed.username,
+                                 *processed.password,
+                                 *processed.hostname,
+                                 *processed.port,
+                                 *processed.pathname,
+                                 search,
+                                 *processed.hash);
+}
 
+// The end of ada's url_pattern::match(), common to both inputs: each
+// component matched with the pattern's RegExps, and the result.
+template <typename Pattern>
+std::optional<ada::url_pattern_result> MatchComponents(
+    Pattern& pattern,
+    std::vector<ada::url_pattern_input> inputs,
+    std::string protocol,
+    std::string username,
+    std::string password,
+    std::string hostname,
+    std::string port,
+    std::string pathname,
+    std::string search,
+    std::string hash) {
   // In ada's order, each ending the match at the first miss.
   auto protocol_exec = pattern.protocol_component.fast_match(protocol);
   if (!protocol_exec) return std::nullopt;
@@ -257,6 +372,46 @@ std::optional<ada::url_pattern_result> MatchParsed(
   return result;
 }
 
+// ada's url_pattern::match() of a string input, after its parse.
+template <typename Pattern>
+std::optional<ada::url_pattern_result> MatchParsed(
+    Pattern& pattern,
+    const ada::url_aggregator& url,
+    std::string_view input,
+    const std::optional<std::string_view>& base) {
+  std::vector<ada::url_pattern_input> inputs{input};
+  if (base.has_value()) inputs.emplace_back(*base);
+
+  std::string protocol(
+      url.get_protocol().substr(0, url.get_protocol().size() - 1));
+  std::string username(url.get_username());
+  std::string password(url.get_password());
+  std::string hostname(url.get_hostname());
+  std::string port(url.get_port());
+  std::string pathname(url.get_pathname());
+  std::string search;
+  if (url.has_search()) {
+    std::string_view view = url.get_search();
+    search = view.starts_with("?") ? view.substr(1) : view;
+  }
+  std::string hash;
+  if (url.has_hash()) {
+    std::string_view view = url.get_hash();
+    hash = view.starts_with("#") ? view.substr(1) : view;
+  }
+
+  return MatchComponents(pattern,
+                         std::move(inputs),
+                         std::move(protocol),
+                         std::move(username),
+                         std::move(password),
+                         std::move(hostname),
+                         std::move(port),
+                         std::move(pathname),
+                         std::move(search),
+                         std::move(hash));
+}
+
 // ada's url_pattern::test() of a string input, after its parse.
 template <typename Pattern>
 bool TestParsed(const Pattern& pattern, const ada::url_aggregator& url) {
@@ -284,6 +439,15 @@ LongMatch ExecLongInput(Environment* env,
                         const ada::url_pattern_input& input,
                         const std::optional<std::string_view>& base,
                         std::optional<ada::url_pattern_result>* out) {
+  if (std::holds_alternative<ada::url_pattern_init>(input)) {
+    std::optional<ada::url_pattern_init> processed;
+    const LongMatch r = hop_detail::ProcessLongInit(
+        env, "URLPattern.prototype.exec", input, base, &processed);
+    if (r != LongMatch::kDone) return r;
+    *out = processed ? MatchProcessed(pattern, std::move(*processed), input)
+                     : std::nullopt;
+    return LongMatch::kDone;
+  }
   std::optional<ada::url_aggregator> url;
   const LongMatch r = hop_detail::ParseLongInput(
       env, "URLPattern.prototype.exec", input, base, &url);
@@ -301,6 +465,14 @@ LongMatch TestLongInput(Environment* env,
                         const ada::url_pattern_input& input,
                         const std::optional<std::string_view>& base,
                         bool* out) {
+  if (std::holds_alternative<ada::url_pattern_init>(input)) {
+    std::optional<ada::url_pattern_init> processed;
+    const LongMatch r = hop_detail::ProcessLongInit(
+        env, "URLPattern.prototype.test", input, base, &processed);
+    if (r != LongMatch::kDone) return r;
+    *out = processed && TestProcessed(pattern, *processed);
+    return LongMatch::kDone;
+  }
   std::optional<ada::url_aggregator> url;
   const LongMatch r = hop_detail::ParseLongInput(
       env, "URLPattern.prototype.test", input, base, &url);

@@ -654,9 +654,12 @@ class SignCopy {
 SignOnKeyResult SignOnKey(Environment* env,
                           const SignConfiguration& params,
                           ByteSource* out) {
+  // (With an error already on the queue, in place: a failure without a
+  // reason of its own would throw that one there, and cannot be told from
+  // one with a reason here.)
   if (params.mode != SignConfiguration::Mode::Sign ||
       !LongKey(params.key.GetAsymmetricKey()) ||
-      !EventLoopTimeout::SyncCallsStoppable(env)) {
+      !EventLoopTimeout::SyncCallsStoppable(env) || ERR_peek_error() != 0) {
     return SignOnKeyResult::kInPlace;
   }
   auto signature = RunHolding<SignCopy>(

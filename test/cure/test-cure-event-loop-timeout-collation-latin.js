@@ -1,19 +1,25 @@
-// Flags: --event-loop-timeout=60000
+// Flags: --event-loop-timeout=60000 --allow-natives-syntax
 'use strict';
 // Comparisons of long Latin text ran loops that nothing stopped: V8's own
-// loop for ASCII under the root and English collators (16 Mi 'a' against
-// as many 'A': 50 to 95 ms here), and ICU's fast Latin loops, which ran
-// outside any IcuInterruptScope for ASCII text (compareUTF8()): 0.84 to
-// 1 s with a Lithuanian collator, whose contractions make each step slow,
-// 0.4 s for 8 Mi 'éa' against 'éA' (compareUTF16()). Both now poll
+// loop for ASCII (localeCompare() with the root or an English locale: 16
+// Mi 'a' against as many 'A', 50 to 95 ms here; in optimized code, a
+// Torque builtin of its own), and ICU's fast Latin loops, which ran outside
+// any IcuInterruptScope for ASCII text (compareUTF8()): 0.84 to 1 s with a
+// Lithuanian collator, whose contractions make each step slow, 0.4 s for 8
+// Mi 'éa' against 'éA' (compareUTF16()). ICU's loops counted steps but not
+// the ignorable characters skipped inside one (16 Mi '\u0001' after a
+// letter: 0.3 s between two polls). All of them now poll
 // (patches/v8/v8-a-long-comparison-of-strings-polls-for-a-due-timeout.patch,
-// patches/icu/icu-let-the-embedder-stop-a-fast-latin-comparison.patch).
-// A comparison that ran to its end would assign its result before the
-// TimeoutError came (in the loop after it): a stop inside it leaves the
-// variable unset. Comparisons within a budget give the results of a run
-// without the option.
+// patches/icu/icu-let-the-embedder-stop-a-fast-latin-comparison.patch,
+// patches/icu/icu-let-the-embedder-stop-a-collation-s-primary-loop.patch),
+// and a stop deferred while Node's own code runs is taken after the
+// deferral rather than dropped. A comparison that ran to its end would
+// assign its result before the TimeoutError came (in the loop after it): a
+// stop inside it leaves the variable unset. Comparisons within a budget
+// give the results of a run without the option.
 const common = require('../common');
 const assert = require('assert');
+const vm = require('vm');
 const { runWithEventLoopTimeout } = require('node:cure');
 const {
   assertStopped, printWithoutOptions, runEachInACallback,
@@ -27,17 +33,37 @@ const lower = 'a'.repeat(N);
 const upper = 'A'.repeat(N);
 const accented = 'éa'.repeat(N / 2);
 const accentedUpper = 'éA'.repeat(N / 2);
-for (const s of [lower, upper, accented, accentedUpper]) s.indexOf('x');
-const sortedLt = () =>
-  ['y', 'b', 'ä', 'a', 'ch', 'c', 'i', 'A'].sort(new Intl.Collator('lt').compare);
-const sortedBefore = sortedLt();
+const ignorables = 'a' + '\u0001'.repeat(N);
+const ignorablesUpper = 'A' + '\u0001'.repeat(N);
+const greekIgnorables = 'α' + '\u0001'.repeat(N);
+const greekIgnorablesUpper = 'Α' + '\u0001'.repeat(N);
+const spaces = 'a' + ' '.repeat(N);
+const spacesUpper = 'A' + ' '.repeat(N);
+for (const s of [lower, upper, accented, accentedUpper, ignorables,
+                 ignorablesUpper, greekIgnorables, greekIgnorablesUpper,
+                 spaces, spacesUpper]) {
+  s.indexOf('x');
+}
+
+// localeCompare() in optimized code (StringFastLocaleCompare).
+function compareOptimized(a, b) {
+  return a.localeCompare(b, 'en');
+}
+%PrepareFunctionForOptimization(compareOptimized);
+compareOptimized('a', 'b');
+compareOptimized('b', 'a');
+%OptimizeFunctionOnNextCall(compareOptimized);
+compareOptimized('a', 'A');
 
 function assertStoppedInside(label, compare) {
+  let started = false;
   let result = 'unset';
   assertStopped(label, () => {
+    started = true;
     result = compare();
     for (;;);
   }, T);
+  assert.ok(started, `${label}: stopped before the comparison`);
   assert.strictEqual(result, 'unset', `${label}: ran to its end`);
 }
 
@@ -53,6 +79,14 @@ const results = `(() => {
     ['éa'.repeat(n), 'éA'.repeat(n)],
     ['ch'.repeat(n), 'c'.repeat(n) + 'h'.repeat(n)],
     ['a b'.repeat(n), 'a-b'.repeat(n)],
+    ['a' + '\\u0001'.repeat(n), 'A' + '\\u0001'.repeat(n)],
+    ['α' + '\\u0001'.repeat(n), 'Α' + '\\u0001'.repeat(n)],
+    ['a' + ' '.repeat(n) + 'b', 'A' + ' '.repeat(n) + 'a'],
+    // An L1 difference after parts of 2^16 characters, and a character
+    // after it that sends the rest to ICU from the first difference.
+    ['A' + 'a'.repeat(n) + 'bé', 'a' + 'a'.repeat(n) + 'cé'],
+    ['x'.repeat(n) + 'Ab' + 'y'.repeat(n), 'x'.repeat(n) + 'ab' + 'y'.repeat(n)],
+    ['x'.repeat(3 * 65536 - 1) + 'éa', 'x'.repeat(3 * 65536 - 1) + 'éA'],
   ];
   const collators = [
     new Intl.Collator(), new Intl.Collator('de'), new Intl.Collator('lt'),
@@ -62,7 +96,8 @@ const results = `(() => {
   ];
   const out = [];
   for (const [a, b] of pairs) {
-    out.push(a.localeCompare(b), b.localeCompare(a));
+    out.push(a.localeCompare(b), b.localeCompare(a),
+             a.localeCompare(b, 'en'));
     for (const c of collators) out.push(c.compare(a, b), c.compare(b, a));
   }
   return JSON.stringify(out);
@@ -71,18 +106,45 @@ const results = `(() => {
 // The main module's first evaluation has no budget.
 const withoutOption = printWithoutOptions(results);
 
+// A comparison called from Node's own code (a script named node:...),
+// where the TimeoutError is deferred for a few milliseconds: the stop is
+// taken after the deferral.
+const inNodeCode = new vm.Script(
+  '(a, b, compare) => { result.value = compare(a, b); for (;;); }',
+  { filename: 'node:internal/cure-test' });
+
 runEachInACallback([
   () => assertStoppedInside('localeCompare() of ASCII',
-                            () => lower.localeCompare(upper)),
+                            () => lower.localeCompare(upper, 'en')),
+  () => {
+    assertStoppedInside('optimized localeCompare() of ASCII',
+                        () => compareOptimized(lower, upper));
+    assert.ok(isOptimized(compareOptimized));
+  },
   () => assertStoppedInside('Intl.Collator("lt") of ASCII',
                             () => new Intl.Collator('lt').compare(lower,
                                                                   upper)),
   () => assertStoppedInside('localeCompare() of Latin-1',
                             () => accented.localeCompare(accentedUpper)),
+  () => assertStoppedInside('a run of ignorables (fast Latin, UTF-8)',
+                            () => ignorables.localeCompare(ignorablesUpper,
+                                                           'de')),
+  () => assertStoppedInside('a run of ignorables (full comparison)',
+                            () => greekIgnorables.localeCompare(
+                              greekIgnorablesUpper)),
+  () => assertStoppedInside('ignored punctuation',
+                            () => new Intl.Collator('en', {
+                              ignorePunctuation: true,
+                            }).compare(spaces, spacesUpper)),
   () => {
-    // A stopped comparison leaves nothing behind.
-    assert.strictEqual('a'.localeCompare('A'), -1);
-    assert.deepStrictEqual(sortedLt(), sortedBefore);
+    const result = { value: 'unset' };
+    const fn = inNodeCode.runInThisContext();
+    globalThis.result = result;
+    assertStopped('a comparison in node: code', () => {
+      fn(lower, upper, new Intl.Collator('lt').compare);
+    }, T);
+    delete globalThis.result;
+    assert.strictEqual(result.value, 'unset', 'ran to its end');
   },
   () => {
     // Within a budget (a generous one) the results are those of a run
@@ -92,3 +154,8 @@ runEachInACallback([
   },
   () => setImmediate(common.mustCall()),
 ]);
+
+function isOptimized(fn) {
+  // V8's status bits: kOptimized is 1 << 4 (test/common's helper, inline).
+  return (%GetOptimizationStatus(fn) & (1 << 4)) !== 0;
+}
