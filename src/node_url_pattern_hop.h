@@ -283,42 +283,6 @@ inline LongMatch ProcessLongInit(
 
 }  // namespace hop_detail
 
-// ada's url_pattern::match() of a URLPatternInit, after its process.
-template <typename Pattern>
-std::optional<ada::url_pattern_result> MatchProcessed(
-    Pattern& pattern,
-    ada::url_pattern_init processed,
-    const ada::url_pattern_input& input) {
-  std::string search = std::move(*processed.search);
-  if (search.starts_with("?")) search.erase(0, 1);
-  return MatchComponents(pattern,
-                         std::vector<ada::url_pattern_input>{input},
-                         std::move(*processed.protocol),
-                         std::move(*processed.username),
-                         std::move(*processed.password),
-                         std::move(*processed.hostname),
-                         std::move(*processed.port),
-                         std::move(*processed.pathname),
-                         std::move(search),
-                         std::move(*processed.hash));
-}
-
-// ada's url_pattern::test() of a URLPatternInit, after its process.
-template <typename Pattern>
-bool TestProcessed(const Pattern& pattern,
-                   const ada::url_pattern_init& processed) {
-  std::string_view search = *processed.search;
-  if (search.starts_with("?")) search.remove_prefix(1);
-  return pattern.test_components(*processed.protocol,
-                                 *processed.username,
-                                 *processed.password,
-                                 *processed.hostname,
-                                 *processed.port,
-                                 *processed.pathname,
-                                 search,
-                                 *processed.hash);
-}
-
 // The end of ada's url_pattern::match(), common to both inputs: each
 // component matched with the pattern's RegExps, and the result.
 template <typename Pattern>
@@ -429,6 +393,42 @@ bool TestParsed(const Pattern& pattern, const ada::url_aggregator& url) {
                                  url.get_pathname(),
                                  search,
                                  hash);
+}
+
+// ada's url_pattern::match() of a URLPatternInit, after its process.
+template <typename Pattern>
+std::optional<ada::url_pattern_result> MatchProcessed(
+    Pattern& pattern,
+    ada::url_pattern_init processed,
+    const ada::url_pattern_input& input) {
+  std::string search = std::move(*processed.search);
+  if (search.starts_with("?")) search.erase(0, 1);
+  return MatchComponents(pattern,
+                         std::vector<ada::url_pattern_input>{input},
+                         std::move(*processed.protocol),
+                         std::move(*processed.username),
+                         std::move(*processed.password),
+                         std::move(*processed.hostname),
+                         std::move(*processed.port),
+                         std::move(*processed.pathname),
+                         std::move(search),
+                         std::move(*processed.hash));
+}
+
+// ada's url_pattern::test() of a URLPatternInit, after its process.
+template <typename Pattern>
+bool TestProcessed(const Pattern& pattern,
+                   const ada::url_pattern_init& processed) {
+  std::string_view search = *processed.search;
+  if (search.starts_with("?")) search.remove_prefix(1);
+  return pattern.test_components(*processed.protocol,
+                                 *processed.username,
+                                 *processed.password,
+                                 *processed.hostname,
+                                 *processed.port,
+                                 *processed.pathname,
+                                 search,
+                                 *processed.hash);
 }
 
 // exec(): kDone with *out the match (std::nullopt: null), kStopped with the
