@@ -537,7 +537,41 @@ function digestOf(bytes) {
   return `${createHash('sha256').update(bytes).digest('hex')} ${bytes.length}`;
 }
 
+// n distinct CJK ideographs (from U+4E00, cycling over 20,902): a host
+// whose IDNA takes seconds at 16 Mi.
+function ideographs(n) {
+  return Array.from({ length: n },
+                    (_, i) => String.fromCodePoint(0x4e00 + i % 20902))
+    .join('');
+}
+
+// Evaluates `source` (an expression that gives a JSON array) within a
+// generous budget and without one, and asserts that each element equals
+// that of a run without the option (`expectedJson`, printWithoutOptions());
+// describe(i) names the call of element i. Returns the parsed expectation.
+function assertResultsAsWithoutOption(source, expectedJson,
+                                      describe = (i) => `call ${i}`) {
+  const { runWithEventLoopTimeout } = require('node:cure');
+  const expected = JSON.parse(expectedJson);
+  for (const [label, budget] of [['within a budget', 60_000],
+                                 ['without a budget', 0]]) {
+    const got = JSON.parse(runWithEventLoopTimeout(budget,
+                                                   () => (0, eval)(source)));
+    assert.strictEqual(got.length, expected.length, label);
+    // One element at a time: a difference names its call, not megabytes.
+    for (let i = 0; i < got.length; i++) {
+      if (got[i] !== expected[i]) {
+        assert.fail(`${label}: ${describe(i)} differs: ${got[i]} / ` +
+                    `${expected[i]}`);
+      }
+    }
+  }
+  return expected;
+}
+
 module.exports = {
+  assertResultsAsWithoutOption,
+  ideographs,
   abandonFifoRead,
   digestOf,
   tlsDigestServer,

@@ -8,10 +8,12 @@
 // Lithuanian collator, whose contractions make each step slow, 0.4 s for 8
 // Mi 'éa' against 'éA' (compareUTF16()). ICU's loops counted steps but not
 // the ignorable characters skipped inside one (16 Mi '\u0001' after a
-// letter: 0.3 s between two polls). All of them now poll
+// letter: 0.3 s between two polls), nor a numeric run of digits, which is
+// one element (16 Mi digits: 0.7 to 0.8 s). All of them now poll
 // (patches/v8/v8-a-long-comparison-of-strings-polls-for-a-due-timeout.patch,
 // patches/icu/icu-let-the-embedder-stop-a-fast-latin-comparison.patch,
-// patches/icu/icu-let-the-embedder-stop-a-collation-s-primary-loop.patch),
+// patches/icu/icu-let-the-embedder-stop-a-collation-s-primary-loop.patch,
+// patches/icu/icu-let-the-embedder-stop-a-numeric-comparison-of-a-long-run-of-digits.patch),
 // and a stop deferred while Node's own code runs is taken after the
 // deferral rather than dropped. A comparison that ran to its end would
 // assign its result before the TimeoutError came (in the loop after it): a
@@ -39,9 +41,11 @@ const greekIgnorables = 'α' + '\u0001'.repeat(N);
 const greekIgnorablesUpper = 'Α' + '\u0001'.repeat(N);
 const spaces = 'a' + ' '.repeat(N);
 const spacesUpper = 'A' + ' '.repeat(N);
+const digits2 = '1'.repeat(N) + '2';
+const digits3 = '1'.repeat(N) + '3';
 for (const s of [lower, upper, accented, accentedUpper, ignorables,
                  ignorablesUpper, greekIgnorables, greekIgnorablesUpper,
-                 spaces, spacesUpper]) {
+                 spaces, spacesUpper, digits2, digits3]) {
   s.indexOf('x');
 }
 
@@ -87,12 +91,17 @@ const results = `(() => {
     ['A' + 'a'.repeat(n) + 'bé', 'a' + 'a'.repeat(n) + 'cé'],
     ['x'.repeat(n) + 'Ab' + 'y'.repeat(n), 'x'.repeat(n) + 'ab' + 'y'.repeat(n)],
     ['x'.repeat(3 * 65536 - 1) + 'éa', 'x'.repeat(3 * 65536 - 1) + 'éA'],
+    ['a' + ' '.repeat(n) + 'B', 'a_' + ' '.repeat(n - 1) + 'b'],
+    ['1'.repeat(n) + '2', '1'.repeat(n) + '3'],
+    ['x' + '7'.repeat(n), 'x' + '7'.repeat(n - 1) + '8'],
   ];
   const collators = [
     new Intl.Collator(), new Intl.Collator('de'), new Intl.Collator('lt'),
     new Intl.Collator('da', { caseFirst: 'upper' }),
     new Intl.Collator('en', { usage: 'search', sensitivity: 'base' }),
     new Intl.Collator('en', { ignorePunctuation: true }),
+    new Intl.Collator('en', { ignorePunctuation: true, sensitivity: 'case' }),
+    new Intl.Collator('en', { numeric: true }),
   ];
   const out = [];
   for (const [a, b] of pairs) {
@@ -136,6 +145,10 @@ runEachInACallback([
                             () => new Intl.Collator('en', {
                               ignorePunctuation: true,
                             }).compare(spaces, spacesUpper)),
+  () => assertStoppedInside('a numeric run of digits',
+                            () => new Intl.Collator('en', {
+                              numeric: true,
+                            }).compare(digits2, digits3)),
   () => {
     const result = { value: 'unset' };
     const fn = inNodeCode.runInThisContext();

@@ -17,16 +17,14 @@ const assert = require('assert');
 const url = require('url');
 const { runWithEventLoopTimeout } = require('node:cure');
 const {
-  assertSyncCallStopped, printWithoutOptions, runEachInACallback,
+  assertSyncCallStopped, ideographs, printWithoutOptions, runEachInACallback,
 } = require('../common/cure');
 
 const T = 100;
 
 // Made while the main module runs (no budget): a host of 16 Mi distinct
 // ideographs (IDNA of each label: O(n log n) with patches/ada).
-const host = Array.from({ length: 2 ** 24 },
-                        (_, i) => String.fromCodePoint(0x4e00 + i % 20902))
-  .join('');
+const host = ideographs(2 ** 24);
 
 
 // Long and short URLs, hosts and bases (over and under 64 KiB), with and

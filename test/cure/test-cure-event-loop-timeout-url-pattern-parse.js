@@ -14,18 +14,16 @@
 // (ada's own), matches, misses, bases and failures alike.
 const common = require('../common');
 const assert = require('assert');
-const { runWithEventLoopTimeout } = require('node:cure');
 const {
-  assertSyncCallStopped, printWithoutOptions, runEachInACallback,
+  assertResultsAsWithoutOption, assertSyncCallStopped, ideographs,
+  printWithoutOptions, runEachInACallback,
 } = require('../common/cure');
 
 const T = 100;
 
 // Made while the main module runs (no budget): a host of 16 Mi distinct
 // ideographs, as in test-cure-event-loop-timeout-sync-url.js.
-const host = Array.from({ length: 2 ** 24 },
-                        (_, i) => String.fromCodePoint(0x4e00 + i % 20902))
-  .join('');
+const host = ideographs(2 ** 24);
 
 // Patterns and inputs over 64 KiB (and one under), each through exec() and
 // test(), with and without a base.
@@ -94,20 +92,9 @@ runEachInACallback([
   common.mustCall(() => {
     // Within a budget (the hops run to their end) and without one (ada's
     // own exec() and test()), as without the option.
-    const expected = JSON.parse(withoutOption);
-    for (const [label, budget] of [['within a budget', 60_000],
-                                   ['without a budget', 0]]) {
-      const got = JSON.parse(runWithEventLoopTimeout(budget,
-                                                     () => eval(results)));
-      assert.strictEqual(got.length, expected.length);
-      // One element at a time: a difference names its call, not megabytes.
-      for (let i = 0; i < got.length; i++) {
-        if (got[i] !== expected[i]) {
-          assert.fail(`${label}: call ${i} (pattern ${(i >> 1) / 13 | 0}, ` +
-                      `input ${(i >> 1) % 13}) differs`);
-        }
-      }
-    }
+    const expected = assertResultsAsWithoutOption(
+      results, withoutOption,
+      (i) => `call ${i} (pattern ${(i >> 1) / 13 | 0}, input ${(i >> 1) % 13})`);
     assert.strictEqual(expected.length, 9 * 13 * 2);
     // Both matches and misses were compared.
     assert.ok(expected.includes(true) && expected.includes(false));
