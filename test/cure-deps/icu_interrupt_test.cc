@@ -1,8 +1,8 @@
 // nodecure: patches/icu lets V8 stop ICU's quadratic loops through
 // icu::InterruptCallback: canonical reordering appends in linear time once
 // stopped, the parse of a language tag fails, and case mapping and a
-// collation's primary loop end early. `make test` (part deps) compiles the
-// four patched ICU files of build/node's tree (plain, then with
+// collation's comparisons end early. `make test` (part deps) compiles the
+// patched ICU files of build/node's tree (plain, then with
 // ASan and UBSan) and links them before the tree's ICU libraries. Here those
 // loops are stopped at random points, and each call is then made again
 // without a callback: it must give what it gave before, and ASan must see
@@ -160,6 +160,78 @@ TEST(IcuInterruptCallback, CollationPrimaryLoopStopsAndRecovers) {
     ASSERT_TRUE(U_SUCCESS(e));
   }
   EXPECT_GT(stopped, 20);
+}
+
+// Fast Latin (patches/icu/icu-let-the-embedder-stop-a-fast-latin-
+// comparison.patch) over UTF-16 and UTF-8: long Latin text that differs
+// at each level, with runs of ignorable and, shifted, of space characters.
+TEST(IcuInterruptCallback, FastLatinCollationStopsAndRecovers) {
+  std::mt19937 rng(11);
+  UErrorCode status = U_ZERO_ERROR;
+  std::unique_ptr<icu::Collator> plain(
+      icu::Collator::createInstance(icu::Locale("de"), status));
+  std::unique_ptr<icu::Collator> shifted(
+      icu::Collator::createInstance(icu::Locale("en"), status));
+  shifted->setAttribute(UCOL_ALTERNATE_HANDLING, UCOL_SHIFTED, status);
+  shifted->setAttribute(UCOL_STRENGTH, UCOL_TERTIARY, status);
+  ASSERT_TRUE(U_SUCCESS(status));
+  static const char kFill[] = {'a', 0x01, ' '};
+  int stopped = 0;
+  for (int iteration = 0; iteration < 36; iteration++) {
+    const int n = 300000 + rng() % 200000;
+    std::string s(1, 'a'), t(1, 'A');
+    const char fill = kFill[iteration % 3];
+    s.append(n, fill);
+    t.append(n, fill);
+    s.push_back('a' + rng() % 3);
+    t.push_back('a' + rng() % 3);
+    icu::Collator* collator = iteration % 2 ? shifted.get() : plain.get();
+    const icu::UnicodeString us = icu::UnicodeString::fromUTF8(s);
+    const icu::UnicodeString ut = icu::UnicodeString::fromUTF8(t);
+    UErrorCode e = U_ZERO_ERROR;
+    const UCollationResult reference = collator->compare(us, ut, e);
+    ASSERT_EQ(collator->compareUTF8(s, t, e), reference) << iteration;
+    const int n_poll = 1 + rng() % 2;
+    stopped += StoppedAt(n_poll, [&] { collator->compare(us, ut, e); });
+    stopped += StoppedAt(n_poll, [&] { collator->compareUTF8(s, t, e); });
+    ASSERT_EQ(collator->compare(us, ut, e), reference) << iteration;
+    ASSERT_EQ(collator->compareUTF8(s, t, e), reference) << iteration;
+    ASSERT_TRUE(U_SUCCESS(e));
+  }
+  EXPECT_GT(stopped, 50);
+}
+
+// A numeric run of digits (patches/icu/icu-let-the-embedder-stop-a-
+// numeric-comparison-of-a-long-run-of-digits.patch): collected in one
+// element, and backed up over from the end of the identical prefix.
+TEST(IcuInterruptCallback, NumericCollationStopsAndRecovers) {
+  std::mt19937 rng(13);
+  UErrorCode status = U_ZERO_ERROR;
+  std::unique_ptr<icu::Collator> collator(
+      icu::Collator::createInstance(icu::Locale("en"), status));
+  collator->setAttribute(UCOL_NUMERIC_COLLATION, UCOL_ON, status);
+  ASSERT_TRUE(U_SUCCESS(status));
+  int stopped = 0;
+  for (int iteration = 0; iteration < 30; iteration++) {
+    const int n = 200000 + rng() % 200000;
+    std::string s(iteration % 2 ? "x" : ""), t(s);
+    s.append(n, '0' + rng() % 10);
+    t.append(s.substr(t.size()));
+    s.push_back('0' + rng() % 10);
+    t.push_back('0' + rng() % 10);
+    if (iteration % 3 == 0) t.append("0");
+    const icu::UnicodeString us = icu::UnicodeString::fromUTF8(s);
+    const icu::UnicodeString ut = icu::UnicodeString::fromUTF8(t);
+    UErrorCode e = U_ZERO_ERROR;
+    const UCollationResult reference = collator->compare(us, ut, e);
+    const int n_poll = 1 + rng() % 3;
+    stopped += StoppedAt(n_poll, [&] { collator->compare(us, ut, e); });
+    stopped += StoppedAt(n_poll, [&] { collator->compareUTF8(s, t, e); });
+    ASSERT_EQ(collator->compare(us, ut, e), reference) << iteration;
+    ASSERT_EQ(collator->compareUTF8(s, t, e), reference) << iteration;
+    ASSERT_TRUE(U_SUCCESS(e));
+  }
+  EXPECT_GT(stopped, 40);
 }
 
 TEST(IcuInterruptCallback, LanguageTagStopsAndRecovers) {

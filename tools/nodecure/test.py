@@ -171,7 +171,10 @@ def deps(result):
     objs += compile_objects([icu / 'common' / 'normalizer2impl.cpp',
                              icu / 'common' / 'uloc_tag.cpp',
                              icu / 'common' / 'ustrcase.cpp',
-                             icu / 'i18n' / 'collationcompare.cpp'],
+                             icu / 'i18n' / 'collationcompare.cpp',
+                             icu / 'i18n' / 'collationfastlatin.cpp',
+                             icu / 'i18n' / 'collationiterator.cpp',
+                             icu / 'i18n' / 'rulebasedcollator.cpp'],
                             out / 'icu', base + flags +
                             ['-w', '-DU_COMMON_IMPLEMENTATION=1'])
     objs += compile_objects(
