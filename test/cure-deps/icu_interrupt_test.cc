@@ -12,9 +12,12 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "interruptcallback.h"
+#include "unicode/brkiter.h"
 #include "unicode/coll.h"
 #include "unicode/locid.h"
 #include "unicode/normalizer2.h"
@@ -230,6 +233,109 @@ TEST(IcuInterruptCallback, NumericCollationStopsAndRecovers) {
     ASSERT_EQ(collator->compare(us, ut, e), reference) << iteration;
     ASSERT_EQ(collator->compareUTF8(s, t, e), reference) << iteration;
     ASSERT_TRUE(U_SUCCESS(e));
+  }
+  EXPECT_GT(stopped, 40);
+}
+
+// Text for break iteration (patches/icu/icu-let-the-embedder-stop-a-long-
+// step-of-a-break-iterator.patch): long steps of the rule loops (a word of
+// letters, which the loop reads to its end; parentheses after a sentence's
+// end, which it reads ahead over) and of the dictionary engines (runs of
+// Thai, Lao, Khmer, Burmese, ideographs and kana), between short segments.
+icu::UnicodeString RandomBreakText(std::mt19937* rng) {
+  static const char16_t* const kRuns[] = {
+      u"สวัสดีครับภาษาไทย", u"ສະບາຍດີພາສາລາວ", u"ភាសាខ្មែរសួស្តី",
+      u"မြန်မာဘာသာစကား", u"中华人民共和国北京大学", u"ひらがなカタカナ漢字"};
+  icu::UnicodeString s(u"x. ");
+  for (int part = 0; part < 3; part++) {
+    const int kind = (*rng)() % 8;
+    if (kind < 2) {
+      const int n = 200000 + (*rng)() % 400000;
+      const char16_t c = kind == 0 ? u'a' : u'(';
+      if (kind == 1) s.append(u"A. ");
+      for (int i = 0; i < n; i++) s.append(c);
+    } else {
+      const icu::UnicodeString run(kRuns[kind - 2]);
+      const int n = 1000 + (*rng)() % 4000;
+      for (int i = 0; i < n; i++) s.append(run);
+    }
+    s.append(u" y, ");
+  }
+  return s;
+}
+
+// Makes step() (a call of `it`) with a callback that stops it at a random
+// poll. If it stopped, `it` must be where it was, and step() is made again
+// without one (and the stop counted). Returns what step() returned.
+template <typename Step>
+int32_t StepMaybeStopped(std::mt19937* rng, icu::BreakIterator* it,
+                         Step step, int* stopped) {
+  const int32_t position = it->current();
+  const int32_t status = it->getRuleStatus();
+  int32_t result = 0;
+  if (!StoppedAt(1 + (*rng)() % 3, [&] { result = step(); })) return result;
+  ++*stopped;
+  EXPECT_EQ(it->current(), position);
+  EXPECT_EQ(it->getRuleStatus(), status);
+  return step();
+}
+
+// Each step of a word and a sentence iterator, forwards, then
+// following(), preceding() and isBoundary() at random positions, each
+// stopped at a random poll first, give what an iterator never stopped
+// gives.
+TEST(IcuInterruptCallback, BreakIterationStopsAndRecovers) {
+  std::mt19937 rng(17);
+  const std::pair<const char*, bool> kinds[] = {
+      {"th", true}, {"ja", true}, {"km", true}, {"en", false}};
+  int stopped = 0;
+  for (int iteration = 0; iteration < 8; iteration++) {
+    const icu::UnicodeString text = RandomBreakText(&rng);
+    for (const auto& [locale, word] : kinds) {
+      UErrorCode status = U_ZERO_ERROR;
+      auto make = [&] {
+        std::unique_ptr<icu::BreakIterator> it(
+            word ? icu::BreakIterator::createWordInstance(locale, status)
+                 : icu::BreakIterator::createSentenceInstance(locale,
+                                                              status));
+        it->setText(text);
+        return it;
+      };
+      std::unique_ptr<icu::BreakIterator> reference = make(), it = make();
+      ASSERT_TRUE(U_SUCCESS(status));
+      std::vector<std::pair<int32_t, int32_t>> bounds;
+      for (int32_t p = reference->next(); p != icu::BreakIterator::DONE;
+           p = reference->next()) {
+        bounds.emplace_back(p, reference->getRuleStatus());
+      }
+      for (const auto& [bound, rule_status] : bounds) {
+        ASSERT_EQ(StepMaybeStopped(&rng, it.get(), [&] { return it->next(); },
+                                   &stopped),
+                  bound)
+            << iteration << locale;
+        ASSERT_EQ(it->getRuleStatus(), rule_status) << iteration << locale;
+      }
+      for (int i = 0; i < 12; i++) {
+        const int32_t n = rng() % text.length();
+        ASSERT_EQ(StepMaybeStopped(&rng, it.get(),
+                                   [&] { return it->following(n); },
+                                   &stopped),
+                  reference->following(n))
+            << iteration << locale << n;
+        ASSERT_EQ(StepMaybeStopped(&rng, it.get(),
+                                   [&] { return it->preceding(n); },
+                                   &stopped),
+                  reference->preceding(n))
+            << iteration << locale << n;
+        ASSERT_EQ(StepMaybeStopped(&rng, it.get(),
+                                   [&] { return int32_t{it->isBoundary(n)}; },
+                                   &stopped),
+                  int32_t{reference->isBoundary(n)})
+            << iteration << locale << n;
+        ASSERT_EQ(it->getRuleStatus(), reference->getRuleStatus())
+            << iteration << locale << n;
+      }
+    }
   }
   EXPECT_GT(stopped, 40);
 }

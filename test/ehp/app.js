@@ -137,6 +137,20 @@ app.post('/directory', json, (req, res) => {
   res.json({ first: names.sort(collator.compare)[0]?.length ?? 0 });
 });
 
+// The first keywords of a post, for the search index: its words as the
+// post's language segments them (Intl.Segmenter; Chinese, Japanese and Thai
+// put no spaces between words).
+app.post('/keywords', json, (req, res) => {
+  const text = String(req.body?.text ?? '');
+  const segmenter = new Intl.Segmenter(String(req.body?.locale ?? 'en'),
+                                       { granularity: 'word' });
+  const keywords = [];
+  for (const { segment, isWordLike } of segmenter.segment(text)) {
+    if (isWordLike && keywords.push(segment) === 20) break;
+  }
+  res.json({ keywords });
+});
+
 // A search filter the client writes as a Unicode regular expression.
 app.post('/filter', json, (req, res) => {
   let filter;
@@ -340,6 +354,9 @@ app.post('/archive', raw, (req, res, next) => {
 // The error handler: a TimeoutError is the server protecting itself (503,
 // retry later); anything else is a plain 500.
 app.use((err, req, res, next) => {
+  // Once the answer has started, Express's own handler closes the
+  // connection (Express's guide on error handling).
+  if (res.headersSent) return next(err);
   if (err?.name === 'TimeoutError' || err?.code === 'ETIMEDOUT') {
     return res.status(503).json({ error: 'timeout', code: err.code });
   }

@@ -219,6 +219,18 @@ const attacks = [
     small: postJson('/directory', { names: ['b', 'a'], locale: tag(10000) }),
   },
   {
+    id: 'segment-words',
+    title: 'The keywords of a post of 4 million ideographs (Intl.Segmenter)',
+    category: 'language',
+    // The step that enters the run segments all of it with ICU's
+    // dictionary, about a second on ./node-baseline, to give the first
+    // word; ICU's engines now count their steps and stop.
+    request: postJson('/keywords', { text: '\u4e00'.repeat(2 ** 22),
+                                     locale: 'ja' }),
+    small: postJson('/keywords', { text: '\u4e00'.repeat(2 ** 20),
+                                   locale: 'ja' }),
+  },
+  {
     id: 'regexp-compile',
     title: 'A search filter of 100,000 \\p{...} escapes (new RegExp())',
     category: 'language',

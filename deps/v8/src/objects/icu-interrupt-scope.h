@@ -10,6 +10,7 @@
 #endif  // V8_INTL_SUPPORT
 
 #include "src/execution/timeout-interrupt.h"
+#include "src/objects/objects.h"
 
 // patches/icu adds icu::InterruptCallback. An ICU without it (a bundled
 // copy the patch did not apply to: tools/nodecure/configure.py says so)
@@ -54,6 +55,12 @@ class V8_NODISCARD IcuInterruptScope final {
   IcuInterruptScope(const IcuInterruptScope&) = delete;
   IcuInterruptScope& operator=(const IcuInterruptScope&) = delete;
 
+  // How many times CallIcuInterruptibly() makes a call in a scope: a stop
+  // that ThrowIfDue() then did not throw (deferred while Node's own code
+  // runs, or dropped) is followed by a second call that polls, whose polls
+  // find a deferred timeout due once the deferral ends.
+  static constexpr int kPollingAttempts = 2;
+
 #if V8_NODECURE_ICU_INTERRUPT
  private:
   static UBool Poll(void* isolate) {
@@ -63,6 +70,31 @@ class V8_NODISCARD IcuInterruptScope final {
   const bool active_;
 #endif
 };
+
+// nodecure: makes call() (ICU calls that patches/icu lets stop) in an
+// IcuInterruptScope. When ICU stopped, call()'s output is to be discarded,
+// and the ICU objects it used must be as call() found them (ICU's break
+// iterators reset themselves): the due timeout is thrown (returns false),
+// or, if none is due any more, call() is made again, in a scope once more
+// (kPollingAttempts), then outside one (returns true).
+template <typename Call>
+V8_WARN_UNUSED_RESULT bool CallIcuInterruptibly(Isolate* isolate, Call call) {
+  for (int attempt = 0; attempt < IcuInterruptScope::kPollingAttempts;
+       attempt++) {
+    bool stopped;
+    {
+      IcuInterruptScope interruptible(isolate);
+      call();
+      stopped = interruptible.Stopped();
+    }
+    if (V8_LIKELY(!stopped)) return true;
+    if (IsException(TimeoutInterrupts::ThrowIfDue(isolate), isolate)) {
+      return false;
+    }
+  }
+  call();
+  return true;
+}
 
 }  // namespace internal
 }  // namespace v8
