@@ -124,6 +124,22 @@ function assertStopped(label, fn, budget) {
   assertInterrupted(label, () => runWithEventLoopTimeout(budget, fn), budget);
 }
 
+// assertStopped() of a call() that polls inside: a call that ran to its
+// end would assign its result before the TimeoutError came (in the loop
+// after it), so a stop inside it leaves the result unset.
+function assertStoppedInside(label, call, budget) {
+  let started = false;
+  let result = 'unset';
+  assertStopped(label, () => {
+    started = true;
+    result = call();
+    for (;;);
+  }, budget);
+  assert.ok(started, `${label}: stopped before the call`);
+  // (Not strictEqual(): its message could quote megabytes.)
+  assert.ok(result === 'unset', `${label}: ran to its end`);
+}
+
 // assertStopped() for a synchronous call that stops itself (in a section, or
 // at a poll of its own): its TimeoutError's message, "Synchronous <api>
 // stopped: ...", is made only where such a call stops, so it shows that the
@@ -577,6 +593,7 @@ module.exports = {
   tlsDigestServer,
   assertInterrupted,
   assertStopped,
+  assertStoppedInside,
   assertSyncCallStopped,
   encryptedPrivateKeyPem,
   assertLeftOnAnExecutor,

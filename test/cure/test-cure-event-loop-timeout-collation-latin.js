@@ -24,7 +24,7 @@ const assert = require('assert');
 const vm = require('vm');
 const { runWithEventLoopTimeout } = require('node:cure');
 const {
-  assertStopped, printWithoutOptions, runEachInACallback,
+  assertStopped, assertStoppedInside, printWithoutOptions, runEachInACallback,
 } = require('../common/cure');
 
 const T = 5;
@@ -58,18 +58,6 @@ compareOptimized('a', 'b');
 compareOptimized('b', 'a');
 %OptimizeFunctionOnNextCall(compareOptimized);
 compareOptimized('a', 'A');
-
-function assertStoppedInside(label, compare) {
-  let started = false;
-  let result = 'unset';
-  assertStopped(label, () => {
-    started = true;
-    result = compare();
-    for (;;);
-  }, T);
-  assert.ok(started, `${label}: stopped before the comparison`);
-  assert.strictEqual(result, 'unset', `${label}: ran to its end`);
-}
 
 // Long comparisons that differ at each level, through each path: V8's
 // ASCII loop (root, 'en'), ICU's fast Latin loops over UTF-8 ('de', 'lt'
@@ -124,31 +112,31 @@ const inNodeCode = new vm.Script(
 
 runEachInACallback([
   () => assertStoppedInside('localeCompare() of ASCII',
-                            () => lower.localeCompare(upper, 'en')),
+                            () => lower.localeCompare(upper, 'en'), T),
   () => {
     assertStoppedInside('optimized localeCompare() of ASCII',
-                        () => compareOptimized(lower, upper));
+                        () => compareOptimized(lower, upper), T);
     assert.ok(isOptimized(compareOptimized));
   },
   () => assertStoppedInside('Intl.Collator("lt") of ASCII',
                             () => new Intl.Collator('lt').compare(lower,
-                                                                  upper)),
+                                                                  upper), T),
   () => assertStoppedInside('localeCompare() of Latin-1',
-                            () => accented.localeCompare(accentedUpper)),
+                            () => accented.localeCompare(accentedUpper), T),
   () => assertStoppedInside('a run of ignorables (fast Latin, UTF-8)',
                             () => ignorables.localeCompare(ignorablesUpper,
-                                                           'de')),
+                                                           'de'), T),
   () => assertStoppedInside('a run of ignorables (full comparison)',
                             () => greekIgnorables.localeCompare(
-                              greekIgnorablesUpper)),
+                              greekIgnorablesUpper), T),
   () => assertStoppedInside('ignored punctuation',
                             () => new Intl.Collator('en', {
                               ignorePunctuation: true,
-                            }).compare(spaces, spacesUpper)),
+                            }).compare(spaces, spacesUpper), T),
   () => assertStoppedInside('a numeric run of digits',
                             () => new Intl.Collator('en', {
                               numeric: true,
-                            }).compare(digits2, digits3)),
+                            }).compare(digits2, digits3), T),
   () => {
     const result = { value: 'unset' };
     const fn = inNodeCode.runInThisContext();

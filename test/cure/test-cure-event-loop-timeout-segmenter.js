@@ -22,8 +22,8 @@ const common = require('../common');
 const assert = require('assert');
 const { runWithEventLoopTimeout } = require('node:cure');
 const {
-  assertResultsAsWithoutOption, assertStopped, printWithoutOptions,
-  runEachInACallback,
+  assertResultsAsWithoutOption, assertStopped, assertStoppedInside,
+  printWithoutOptions, runEachInACallback,
 } = require('../common/cure');
 
 const T = 5;
@@ -44,19 +44,6 @@ function positioned(segmenter, text, skip) {
   const it = segmenter.segment(text)[Symbol.iterator]();
   for (let i = 0; i < skip; i++) it.next();
   return it;
-}
-
-function assertStoppedInside(label, step) {
-  let started = false;
-  let result = 'unset';
-  assertStopped(label, () => {
-    started = true;
-    result = step();
-    for (;;);
-  }, T);
-  assert.ok(started, `${label}: stopped before the step`);
-  // (Not strictEqual(): its message would quote megabytes.)
-  assert.ok(result === 'unset', `${label}: ran to its end`);
 }
 
 // Each step into a long run, through each path: the next() of a segment
@@ -131,14 +118,14 @@ const cases = [];
 for (const [label, make] of steps) {
   cases.push(() => {
     const it = make();
-    assertStoppedInside(`the next() of ${label}`, () => it.next());
+    assertStoppedInside(`the next() of ${label}`, () => it.next(), T);
   });
 }
 cases.push(
   () => {
     const segments = words('ja').segment(chinese);
     assertStoppedInside('containing() in a Japanese run',
-                        () => segments.containing(N));
+                        () => segments.containing(N), T);
   },
   () => {
     // An iterator stopped inside a step goes on as one that was not.
