@@ -41,6 +41,20 @@ void SleepMs(int64_t ms) {
   std::this_thread::sleep_for(std::chrono::milliseconds(ms));
 }
 
+int TaskCount() {
+  int n = 0;
+  DIR* dir = opendir("/proc/self/task");
+  if (dir == nullptr) return -1;
+  while (dirent* e = readdir(dir)) n += e->d_name[0] != '.';
+  closedir(dir);
+  return n;
+}
+
+// The threads of the process, once their count has held for 20 ms (at most
+// 2 s). A thread that a join has just returned for can still be listed in
+// /proc/self/task for a moment (the first count after the settling thread
+// below was 2, the next 1, on a loaded machine), so one reading is not
+// enough.
 int ThreadCount() {
   // Some runtimes (TSan) start a thread of their own with the first thread
   // the process creates: let that happen before counting.
@@ -49,11 +63,13 @@ int ThreadCount() {
     return true;
   }();
   (void)settled;
-  int n = 0;
-  DIR* dir = opendir("/proc/self/task");
-  if (dir == nullptr) return -1;
-  while (dirent* e = readdir(dir)) n += e->d_name[0] != '.';
-  closedir(dir);
+  int n = TaskCount();
+  for (int i = 0; i < 100; i++) {
+    SleepMs(20);
+    const int again = TaskCount();
+    if (again == n) break;
+    n = again;
+  }
   return n;
 }
 
