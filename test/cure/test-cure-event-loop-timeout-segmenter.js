@@ -57,7 +57,8 @@ function positioned(segmenter, text, skip) {
 // Each step into a long run, through each path: the next() of a segment
 // iterator, into the dictionary engines for Chinese and Thai (after 'x' and
 // ' '), and the rule loop for the first sentence, 'a. ', read over the
-// parentheses. (A segments object's containing() is not stopped.)
+// parentheses. (A segments object's containing():
+// test-cure-event-loop-timeout-segmenter-containing.js.)
 const steps = [
   ['a Chinese run', () => positioned(words('zh'), chinese, 2)],
   ['a Japanese run', () => positioned(words('ja'), chinese, 2)],

@@ -9,6 +9,8 @@
 #error Internationalization is expected to be enabled.
 #endif  // V8_INTL_SUPPORT
 
+#include <optional>
+
 #include "src/execution/timeout-interrupt.h"
 #include "src/objects/objects.h"
 
@@ -71,12 +73,37 @@ class V8_NODISCARD IcuInterruptScope final {
 #endif
 };
 
+// nodecure: for several calls of a break iterator made as one (a segments
+// object's containing()): while it lives, and a TimeoutInterrupt delegate
+// is installed, a stopped call leaves the iterator as it was before the
+// first of them (icu::InterruptCallback::Checkpoint), so that making them
+// again gives upstream's results. Open it inside the call() given to
+// CallIcuInterruptibly(), around the calls.
+class V8_NODISCARD IcuCheckpoint final {
+ public:
+#if V8_NODECURE_ICU_INTERRUPT
+  IcuCheckpoint() {
+    if (TimeoutInterrupts::AnyInstalled()) checkpoint_.emplace();
+  }
+#else
+  IcuCheckpoint() = default;
+#endif
+  IcuCheckpoint(const IcuCheckpoint&) = delete;
+  IcuCheckpoint& operator=(const IcuCheckpoint&) = delete;
+
+#if V8_NODECURE_ICU_INTERRUPT
+ private:
+  std::optional<icu::InterruptCallback::Checkpoint> checkpoint_;
+#endif
+};
+
 // nodecure: makes call() (ICU calls that patches/icu lets stop) in an
 // IcuInterruptScope. When ICU stopped, call()'s output is to be discarded,
 // and the ICU objects it used must be as call() found them (ICU's break
-// iterators reset themselves): the due timeout is thrown (returns false),
-// or, if none is due any more, call() is made again, in a scope once more
-// (kPollingAttempts), then outside one (returns true).
+// iterators reset themselves; see IcuCheckpoint): the due timeout is
+// thrown (returns false), or, if none is due any more, call() is made
+// again, in a scope once more (kPollingAttempts), then outside one
+// (returns true).
 template <typename Call>
 V8_WARN_UNUSED_RESULT bool CallIcuInterruptibly(Isolate* isolate, Call call) {
   for (int attempt = 0; attempt < IcuInterruptScope::kPollingAttempts;
