@@ -75,19 +75,30 @@ const results = `(() => {
 // The main module's first evaluation has no budget.
 const withoutOption = printWithoutOptions(results);
 
+// assertStoppedInside(), tried up to three times: a parse of 40 ms can end
+// before a loaded machine lets the watchdog see its budget run out (it
+// then "ran to its end"). Without the polls every try runs to its end.
+function stopsInside(label, call) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return assertStoppedInside(label, call, T);
+    } catch (err) {
+      if (attempt === 3 || !/ran to its end/.test(err.message)) throw err;
+      console.log(`${label}: ran to its end, trying again`);
+    }
+  }
+}
+
 runEachInACallback([
-  () => assertStoppedInside('a literal of newlines',
-                            () => JSON.parse(newlines), T),
-  () => assertStoppedInside('a literal of \\u escapes in an array',
-                            () => JSON.parse(unicode), T),
-  () => assertStoppedInside('a literal without escapes',
-                            () => JSON.parse(plain), T),
-  () => assertStoppedInside('a literal of a two-byte text',
-                            () => JSON.parse(twoByte), T),
-  () => assertStoppedInside('a key of tabs',
-                            () => JSON.parse(key), T),
-  () => assertStoppedInside('a literal with a reviver',
-                            () => JSON.parse(newlines, (k, v) => v), T),
+  () => stopsInside('a literal of newlines', () => JSON.parse(newlines)),
+  () => stopsInside('a literal of \\u escapes in an array',
+                    () => JSON.parse(unicode)),
+  () => stopsInside('a literal without escapes', () => JSON.parse(plain)),
+  () => stopsInside('a literal of a two-byte text',
+                    () => JSON.parse(twoByte)),
+  () => stopsInside('a key of tabs', () => JSON.parse(key)),
+  () => stopsInside('a literal with a reviver',
+                    () => JSON.parse(newlines, (k, v) => v)),
   () => {
     // A stopped parse leaves nothing behind.
     assert.deepStrictEqual(JSON.parse('{"a":"\\n\\u00e4","b":[1]}'),

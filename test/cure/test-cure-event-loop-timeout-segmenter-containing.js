@@ -29,7 +29,10 @@ const T = 5;
 const N = 2 ** 20;
 const chinese = 'x ' + '一'.repeat(N) + ' y';
 const thai = 'x ' + '\u0e01'.repeat(N) + ' y';
-for (const s of [chinese, thai]) s.indexOf('z');
+// containing() in it takes 1.1 s; a stop there made the rules crawl back
+// over the spaces, 30 at a time, for up to 2.6 s more (a second reading's).
+const spaces = 'a'.repeat(100) + ' '.repeat(8 * N) + 'x';
+for (const s of [chinese, thai, spaces]) s.indexOf('z');
 // ICU loads its dictionaries at their first character.
 for (const [l, t] of [['ja', 'カナ一'], ['th', 'ไทย'], ['zh', '中文']]) {
   Array.from(new Intl.Segmenter(l, { granularity: 'word' }).segment(t));
@@ -112,6 +115,13 @@ for (const [label, make, n] of stops) {
   });
 }
 cases.push(
+  () => {
+    const segments = words('en').segment(spaces);
+    assertStoppedInside('containing() in a run of spaces',
+                        () => segments.containing(100000), 20);
+    const s = segments.containing(100000);
+    assert.deepStrictEqual([s.index, s.segment.length], [100, 8 * N]);
+  },
   () => {
     const got = eval(farAway).map(([locale, head, fill, far, before, after]) => {
       const segments = words(locale).segment(head + fill.repeat(2 ** 18) +
