@@ -32,7 +32,11 @@ const thai = 'x ' + '\u0e01'.repeat(N) + ' y';
 // containing() in it takes 1.1 s; a stop there made the rules crawl back
 // over the spaces, 30 at a time, for up to 2.6 s more (a second reading's).
 const spaces = 'a'.repeat(100) + ' '.repeat(8 * N) + 'x';
-for (const s of [chinese, thai, spaces]) s.indexOf('z');
+// A rule loop per pair of regional indicators, each too short for its own
+// countdown to ask: 8 Mi of them ran 64 to 256 ms past budgets of 10 to
+// 40 ms (ICU's countdowns now go on from one loop to the next).
+const flags = '\u{1F1E6}'.repeat(8 * N);
+for (const s of [chinese, thai, spaces, flags]) s.indexOf('z');
 // ICU loads its dictionaries at their first character.
 for (const [l, t] of [['ja', 'カナ一'], ['th', 'ไทย'], ['zh', '中文']]) {
   Array.from(new Intl.Segmenter(l, { granularity: 'word' }).segment(t));
@@ -116,6 +120,14 @@ for (const [label, make, n] of stops) {
 }
 cases.push(
   () => {
+    for (const granularity of ['word', 'grapheme']) {
+      const segments = new Intl.Segmenter('en', { granularity })
+        .segment(flags);
+      const label = `containing() in regional indicators (${granularity})`;
+      assertStoppedInside(label, () => segments.containing(8 * N), 20, 3);
+    }
+  },
+  () => {
     const segments = words('en').segment(spaces);
     assertStoppedInside('containing() in a run of spaces',
                         () => segments.containing(100000), 20);
@@ -123,7 +135,8 @@ cases.push(
     assert.deepStrictEqual([s.index, s.segment.length], [100, 8 * N]);
   },
   () => {
-    const got = eval(farAway).map(([locale, head, fill, far, before, after]) => {
+    const farCases = eval(farAway);
+    const got = farCases.map(([locale, head, fill, far, before, after]) => {
       const segments = words(locale).segment(head + fill.repeat(2 ** 18) +
                                              ' y');
       const show = (p) => {
