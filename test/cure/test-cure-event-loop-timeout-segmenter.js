@@ -37,7 +37,10 @@ const parentheses = 'a. ' + '('.repeat(8 * N) + 'B c';
 // step stopped in the scan for dictionary characters made ICU an engine
 // for the joiner, which then took the run of kana from the Japanese
 // dictionary (a second reading's).
-const joiners = 'x ก' + '\u2060'.repeat(N) + ' ーカタカナーカタカナ 東京ーカタカナ y';
+// (4 Mi of them: a step over 1 Mi took 17 to 25 ms, too close to a
+// budget of 5 ms on a loaded machine.)
+const joiners = 'x ก' + '\u2060'.repeat(4 * N) +
+  ' ーカタカナーカタカナ 東京ーカタカナ y';
 // Words of four scripts that alternate (3.8 Mi characters): each engine's
 // loops are short, and 14 Mi characters of them ran 0.7 to 1.1 s without a
 // poll (ICU's countdowns now go on from one loop to the next).
@@ -90,7 +93,7 @@ const restWithoutOption = printWithoutOptions(`(() => {
     [words('ja'), 'x ' + '一'.repeat(N) + ' y', 2],
     [words('th'), 'x ' + '\\u0e01'.repeat(N) + ' y', 2],
     [sentences, 'a. ' + '('.repeat(8 * N) + 'B c', 0],
-    [words('ja'), 'x ก' + '\\u2060'.repeat(N) +
+    [words('ja'), 'x ก' + '\\u2060'.repeat(4 * N) +
                   ' ーカタカナーカタカナ 東京ーカタカナ y', 2],
     [words('th'), 'x ' + 'ภาษาไทยສະບາຍດີမြန်မာភាសាខ្មែរ'.repeat(N >> 3) +
                   ' y', 2],
