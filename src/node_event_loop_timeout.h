@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "node_timeout_watchdog.h"
 #include "uv/sync-stop.h"
@@ -134,6 +135,19 @@ class EventLoopTimeout final : public v8::TimeoutInterrupt::Delegate {
   // StoppedCallError(env, api); true if it did, and the caller returns at
   // once. A few loads when nothing is due: poll every few thousand steps.
   static bool ThrowIfSyncCallDue(Environment* env, const char* api);
+  // Loop thread: FromV8Array() (util.h) for an array that a request can
+  // make millions of elements long (a blob's parts): making a v8::Global of
+  // each of 4 Mi elements took 0.1 s, and destroying them half that. Every
+  // kElementsPerPoll elements it takes a due stop as ThrowIfSyncCallDue()
+  // does, but throws StoppedCallError(env, api) only after
+  // v8::Array::Iterate() returned, since its callback may not call into V8;
+  // Nothing then, and `out` holds the Globals made so far.
+  static constexpr uint32_t kElementsPerPoll = 4096;
+  static v8::Maybe<void> FromV8ArrayStoppably(
+      Environment* env,
+      v8::Local<v8::Array> array,
+      std::vector<v8::Global<v8::Value>>* out,
+      const char* api);
 
   // A synchronous call that only its library can stop, and only from
   // another thread: SQLite's parser calls no progress handler, but its

@@ -28,6 +28,7 @@
 #include "node_event_loop_timeout.h"
 
 #include <string>
+#include <vector>
 
 #include "env-inl.h"
 #include "node_timeout_watchdog-inl.h"
@@ -35,10 +36,15 @@
 
 namespace node {
 
+using v8::Array;
 using v8::Context;
 using v8::EscapableHandleScope;
+using v8::Global;
 using v8::Isolate;
+using v8::JustVoid;
 using v8::Local;
+using v8::Maybe;
+using v8::Nothing;
 using v8::Object;
 using v8::String;
 using v8::Value;
@@ -98,6 +104,49 @@ bool EventLoopTimeout::ThrowIfSyncCallDue(Environment* env, const char* api) {
   Local<Value> error = StoppedCallError(env, api);
   if (!error.IsEmpty()) env->isolate()->ThrowException(error);
   return true;
+}
+
+namespace {
+
+struct StoppableIteration {
+  Environment* env;
+  std::vector<Global<Value>>* out;
+  bool stopped = false;
+};
+
+// v8::Array::Iterate()'s callback: no call into V8 but the Global's.
+Array::CallbackResult PushItemOrStop(uint32_t index,
+                                     Local<Value> element,
+                                     void* data) {
+  auto* iteration = static_cast<StoppableIteration*>(data);
+  if ((index + 1) % EventLoopTimeout::kElementsPerPoll == 0) {
+    Environment* env = iteration->env;
+    const uint64_t epoch = EventLoopTimeout::DueSyncCallEpoch(env);
+    if (epoch != 0 && EventLoopTimeout::TakeDueSyncCall(env, epoch)) {
+      iteration->stopped = true;
+      return Array::CallbackResult::kBreak;
+    }
+  }
+  iteration->out->emplace_back(iteration->env->isolate(), element);
+  return Array::CallbackResult::kContinue;
+}
+
+}  // namespace
+
+Maybe<void> EventLoopTimeout::FromV8ArrayStoppably(
+    Environment* env,
+    Local<Array> array,
+    std::vector<Global<Value>>* out,
+    const char* api) {
+  out->reserve(array->Length());
+  StoppableIteration iteration{env, out};
+  if (array->Iterate(env->context(), PushItemOrStop, &iteration).IsNothing()) {
+    return Nothing<void>();
+  }
+  if (!iteration.stopped) return JustVoid();
+  Local<Value> error = StoppedCallError(env, api);
+  if (!error.IsEmpty()) env->isolate()->ThrowException(error);
+  return Nothing<void>();
 }
 
 bool EventLoopTimeout::SyncCallsStoppable(Environment* env) {
