@@ -88,13 +88,17 @@ const withoutOption = printWithoutOptions(results);
 // Made while the main module runs (no budget): about 42 MB of PEM, and an
 // SPKAC of a 64 MiB challenge.
 const long = eval(certificate)(1.5e6);
+// As bytes: a string of 42 MB is first copied to bytes in the constructor's
+// JavaScript, which a loaded machine let run past the budget before the
+// parse began (a run beside helpers).
+const longBytes = Buffer.from(long);
 const longSpkac = eval(spkac)(64 << 20);
 const longSpkacBuffer = Buffer.from(longSpkac);
 
 runEachInACallback([
   () => assertSyncCallStopped('new X509Certificate() of 1.5 million names',
                               'new X509Certificate',
-                              () => new X509Certificate(long), T),
+                              () => new X509Certificate(longBytes), T),
   () => assertSyncCallStopped('Certificate.exportChallenge() of 64 MiB',
                               'Certificate.exportChallenge',
                               () => Certificate.exportChallenge(longSpkac), T),
