@@ -115,11 +115,14 @@ struct StoppableIteration {
 };
 
 // v8::Array::Iterate()'s callback: no call into V8 but the Global's.
-Array::CallbackResult PushItemOrStop(uint32_t index,
+Array::CallbackResult PushItemOrStop(uint32_t /* index */,
                                      Local<Value> element,
                                      void* data) {
   auto* iteration = static_cast<StoppableIteration*>(data);
-  if ((index + 1) % EventLoopTimeout::kElementsPerPoll == 0) {
+  // Counted by the elements taken, not by `index`: a sparse array's are
+  // its keys, which could all miss the multiples.
+  const size_t taken = iteration->out->size();
+  if ((taken + 1) % EventLoopTimeout::kElementsPerPoll == 0) {
     Environment* env = iteration->env;
     const uint64_t epoch = EventLoopTimeout::DueSyncCallEpoch(env);
     if (epoch != 0 && EventLoopTimeout::TakeDueSyncCall(env, epoch)) {

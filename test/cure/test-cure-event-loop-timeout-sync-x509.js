@@ -101,7 +101,7 @@ runEachInACallback([
                               () => new X509Certificate(longBytes), T),
   () => assertSyncCallStopped('Certificate.exportChallenge() of 64 MiB',
                               'Certificate.exportChallenge',
-                              () => Certificate.exportChallenge(longSpkac), T),
+                              () => Certificate.exportChallenge(longSpkacBuffer), T),
   () => assertSyncCallStopped('Certificate.verifySpkac() of 64 MiB',
                               'Certificate.verifySpkac',
                               () => Certificate.verifySpkac(longSpkacBuffer),
